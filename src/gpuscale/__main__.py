@@ -1,0 +1,5 @@
+"""``python -m gpuscale`` runs the command line."""
+
+from gpuscale.cli.main import console
+
+console()

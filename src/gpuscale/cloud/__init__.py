@@ -1,0 +1,1 @@
+"""DigitalOcean provisioning (DOKS clusters, GPU node pools and add-ons) through pydo."""

@@ -1,0 +1,85 @@
+"""The errors gpuscale raises, grouped by what the caller should do about them.
+
+```
+GpuscaleError                 anything gpuscale raises on purpose
+├── InputError                fix the input: a file, a key, a flag, a value
+│   ├── ManifestError         a Kubernetes/KEDA manifest is malformed or invalid
+│   └── ProfileError          gpuscale.yaml is malformed or invalid
+├── RetryableError            try again later: rate limits, timeouts, 5xx answers
+└── UnavailableError          give up here: a tool, a service or a permission is missing
+```
+
+Every error a user can meet carries, in one line, where the problem is (``file:line``
+or a key path), what was expected, and the fix. The CLI prints ``str(error)`` and exits
+non-zero; it never shows a traceback for these. Anything else escaping is a bug.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GpuscaleError",
+    "InputError",
+    "ManifestError",
+    "ProfileError",
+    "RetryableError",
+    "UnavailableError",
+]
+
+
+class GpuscaleError(Exception):
+    """Base of every error gpuscale raises on purpose.
+
+    ``where`` is a location such as ``deploy.yaml:12`` or ``spec.triggers[0].metadata``;
+    ``fix`` says what to change. Both are optional but user-facing errors set them.
+    """
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, where: str | None = None, fix: str | None = None) -> None:
+        self.message = message
+        self.where = where
+        self.fix = fix
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        """The message as the CLI prints it: ``where: message; fix: ...`` on one line."""
+        text = f"{self.where}: {self.message}" if self.where else self.message
+        if self.fix:
+            text = f"{text} (fix: {self.fix})"
+        return " ".join(text.split())
+
+
+class InputError(GpuscaleError):
+    """The input is wrong; the user must change a file, a key, a flag or a value."""
+
+    exit_code = 2
+
+
+class ManifestError(InputError):
+    """A manifest cannot be read or does not validate against its schema."""
+
+
+class ProfileError(InputError):
+    """The profile (gpuscale.yaml) cannot be read or does not validate."""
+
+
+class RetryableError(GpuscaleError):
+    """A transient failure (rate limit, timeout, server error); the same call may succeed later.
+
+    ``retry_after`` is the number of seconds the server asked us to wait, when it said.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        where: str | None = None,
+        fix: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, where=where, fix=fix)
+
+
+class UnavailableError(GpuscaleError):
+    """Something outside gpuscale is missing or refuses: a binary, a service, a permission."""

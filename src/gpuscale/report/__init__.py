@@ -1,0 +1,1 @@
+"""Reports from timelines: text summaries, PNG plots and a self-contained HTML page."""

@@ -1,0 +1,24 @@
+"""Shared test configuration: tiers and the markers that gate them.
+
+- ``tests/unit``: pure, fast, no processes, no network.
+- ``tests/integration``: real processes on loopback (Prometheus, the workload server,
+  promtool) and faked cloud/Kubernetes HTTP. Marked ``integration``.
+- ``tests/cluster``: a real cluster (``KUBECONFIG``) or DigitalOcean account
+  (``DIGITALOCEAN_ACCESS_TOKEN``); skipped when those are not set.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    no_cluster = pytest.mark.skip(reason="needs a real cluster: set KUBECONFIG")
+    no_token = pytest.mark.skip(reason="needs a DigitalOcean token: set DIGITALOCEAN_ACCESS_TOKEN")
+    for item in items:
+        if "cluster" in item.keywords and not os.environ.get("KUBECONFIG"):
+            item.add_marker(no_cluster)
+        if "digitalocean" in item.keywords and not os.environ.get("DIGITALOCEAN_ACCESS_TOKEN"):
+            item.add_marker(no_token)

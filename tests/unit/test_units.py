@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import pytest
+
+from gpuscale.units import format_duration, parse_duration, parse_quantity
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("30s", 30.0),
+        ("5m", 300.0),
+        ("1h30m", 5400.0),
+        ("250ms", 0.25),
+        ("2d", 172800.0),
+        ("1m0s", 60.0),
+        ("1.5s", 1.5),
+        ("15", 15.0),
+        (15, 15.0),
+        (0.5, 0.5),
+    ],
+)
+def test_parse_duration(text: str | float, seconds: float) -> None:
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "5x", "m5", "5m 3s", "-5s", "1h-3m", "abc", True, float("nan")]
+)
+def test_parse_duration_rejects(bad: object) -> None:
+    with pytest.raises(ValueError, match="duration"):
+        parse_duration(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(45, "45s"), (300, "5m"), (3723, "1h2m3s"), (0, "0s"), (0.25, "0.25s")]
+)
+def test_format_duration(seconds: float, text: str) -> None:
+    assert format_duration(seconds) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1", 1.0),
+        ("500m", 0.5),
+        ("2Gi", 2 * 2**30),
+        ("1k", 1000.0),
+        ("1.5", 1.5),
+        (2, 2.0),
+        ("1e3", 1000.0),
+    ],
+)
+def test_parse_quantity(text: str | int, value: float) -> None:
+    assert parse_quantity(text) == value
+
+
+@pytest.mark.parametrize("bad", ["", "1Zi", "one", "1 Gi", True])
+def test_parse_quantity_rejects(bad: object) -> None:
+    with pytest.raises(ValueError, match="quantity"):
+        parse_quantity(bad)  # type: ignore[arg-type]
