@@ -25,7 +25,8 @@ copies of these files):
   060da1681551ba64d82dad3c8d4246ab81760d4d and ``pkg/apis/autoscaling/v2/defaults_test.go``.
 
 Feature gates as of v1.36: HPAConfigurableTolerance is beta and on
-(``configurable_tolerance=True``); HPAScaleToZero is alpha and off (``scale_to_zero``).
+(``configurable_tolerance=True``); HPAScaleToZero is alpha and off by default, and on in
+any cluster that admitted ``minReplicas: 0`` (``scale_to_zero=None`` infers it).
 
 Not modelled: Resource and ContainerResource (CPU, memory) metrics, selector checks,
 API failures when writing the scale, events. See ``docs/models/hpa.md``.

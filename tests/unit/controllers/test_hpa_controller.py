@@ -502,3 +502,42 @@ def test_bad_behavior_names_the_key(behavior: dict[str, Any], where: str) -> Non
     with pytest.raises(InputError) as error:
         Behavior.from_k8s(behavior)
     assert error.value.where == where
+
+
+def test_min_replicas_zero_scales_to_zero_and_back() -> None:
+    """HPAScaleToZero (inferred from minReplicas: 0): ScaledToZero lets metrics wake it up."""
+    hpa = HorizontalPodAutoscaler(
+        min_replicas=0, max_replicas=5, metrics=[_external(10)], recommendations=[]
+    )
+    assert hpa.scale_to_zero
+    down = hpa.reconcile_detailed(
+        now=NOW, spec_replicas=2, status_replicas=2, ready_pods=2, metric_values=[[0]]
+    )
+    assert down.replicas == 0
+    assert down.condition("ScaledToZero") == Condition(
+        "ScaledToZero", "True", "ScaledToZero", "the HPA controller scaled the workload to zero"
+    )
+    idle = hpa.reconcile_detailed(
+        now=NOW + 15, spec_replicas=0, status_replicas=0, ready_pods=0, metric_values=[[0]]
+    )
+    assert (idle.replicas, idle.rescaled) == (0, False)
+    woken = hpa.reconcile_detailed(
+        now=NOW + 30, spec_replicas=0, status_replicas=0, ready_pods=0, metric_values=[[25]]
+    )
+    assert (woken.replicas, woken.proposals[0].replicas) == (3, 3)  # ceil(25 / 10), no tolerance
+    condition = woken.condition("ScaledToZero")
+    assert condition is not None
+    assert (condition.status, condition.reason) == ("False", "NotScaledToZero")
+
+
+def test_manual_scale_to_zero_pauses_the_hpa() -> None:
+    """shouldComputeMetricsForZeroReplicas: zero replicas without ScaledToZero disables scaling."""
+    hpa = HorizontalPodAutoscaler(min_replicas=1, max_replicas=5, metrics=[_external(10)])
+    assert not hpa.scale_to_zero
+    result = hpa.reconcile_detailed(
+        now=NOW, spec_replicas=0, status_replicas=0, ready_pods=0, metric_values=[[100]]
+    )
+    assert (result.replicas, result.proposals) == (0, ())
+    active = result.condition("ScalingActive")
+    assert active is not None
+    assert (active.status, active.reason) == ("False", "ScalingDisabled")

@@ -222,7 +222,7 @@ class HorizontalPodAutoscaler:
         scale_down_events: Iterable[ScaleEventLike] = (),
         conditions: Iterable[Condition] = (),
         configurable_tolerance: bool = True,
-        scale_to_zero: bool = False,
+        scale_to_zero: bool | None = None,
         scale_up_limit_factor: float = 2.0,
         scale_up_limit_minimum: float = 4.0,
     ) -> None:
@@ -232,8 +232,10 @@ class HorizontalPodAutoscaler:
         controller flag (both directions); with ``behavior`` set and the
         HPAConfigurableTolerance gate on (``configurable_tolerance``, on by default since
         v1.35) a rule's ``tolerance`` overrides it per direction. ``scale_to_zero`` is the
-        alpha HPAScaleToZero gate. ``scale_up_limit_factor``/``minimum`` are upstream's
-        package variables for the path without behavior.
+        alpha HPAScaleToZero gate; ``None`` turns it on exactly when ``min_replicas`` is 0,
+        because the API server admits ``minReplicas: 0`` only with the gate on
+        (``validation.go``, ``MinReplicasLowerBound``). ``scale_up_limit_factor``/``minimum``
+        are upstream's package variables for the path without behavior.
         """
         self.min_replicas = 1 if min_replicas is None else _count("min_replicas", min_replicas)
         self.max_replicas = _count("max_replicas", max_replicas)
@@ -262,7 +264,7 @@ class HorizontalPodAutoscaler:
         self.tolerance = tolerance
         self.downscale_stabilization_seconds = float(downscale_stabilization_seconds)
         self.configurable_tolerance = configurable_tolerance
-        self.scale_to_zero = scale_to_zero
+        self.scale_to_zero = self.min_replicas == 0 if scale_to_zero is None else scale_to_zero
         self.scale_up_limit_factor = scale_up_limit_factor
         self.scale_up_limit_minimum = scale_up_limit_minimum
         self.behavior: Behavior | None = None
