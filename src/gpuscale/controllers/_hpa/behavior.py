@@ -127,7 +127,7 @@ def stabilize_with_behaviors(
     recommendation = current_replicas
     recommendation = max(recommendation, up_recommendation)
     recommendation = min(recommendation, down_recommendation)
-    stored = Recommendation(now, desired)
+    stored = Recommendation(float(now), desired)
     if old_index is None:
         history.append(stored)
     else:
@@ -183,7 +183,7 @@ def stabilize_recommendation(
             old_index = index
         elif entry.replicas > maximum:
             maximum = entry.replicas
-    stored = Recommendation(now, desired)
+    stored = Recommendation(float(now), desired)
     if old_index is None:
         history.append(stored)
     else:
@@ -468,7 +468,7 @@ def _store(events: list[ScaleEvent], longest: int, change: int, now: float) -> l
     for index, event in enumerate(marked):
         if event.outdated:
             old_index = index
-    stored = ScaleEvent(now, wrap_int32(change), False)
+    stored = ScaleEvent(float(now), wrap_int32(change), False)
     if old_index is None:
         marked.append(stored)
     else:

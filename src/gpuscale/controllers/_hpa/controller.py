@@ -394,7 +394,7 @@ class HorizontalPodAutoscaler:
             "the HPA controller was able to get the target's current scale",
         )
         if self._recommendations is None:
-            self._recommendations = [Recommendation(now, current)]
+            self._recommendations = [Recommendation(float(now), current)]
         minimum = self.min_replicas
         desired = 0
         rescale_reason = ""
