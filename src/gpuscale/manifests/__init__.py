@@ -13,7 +13,14 @@ load_paths / load_text ─► ManifestSet of Manifest (body + Location of every 
 ``gpuscale.manifests.scaffold`` builds the corrected set ``gpuscale init`` writes.
 """
 
-from gpuscale.manifests._loader import STDIN, load_paths, load_text
+from gpuscale.manifests._loader import (
+    PROFILE_NAMES,
+    STDIN,
+    YamlDocument,
+    load_paths,
+    load_text,
+    parse_yaml,
+)
 from gpuscale.manifests._model import (
     IGNORE_COMMENT,
     KeyPath,
@@ -53,6 +60,7 @@ __all__ = [
     "DEFAULT_KUBE_VERSION",
     "GPU_RESOURCES",
     "IGNORE_COMMENT",
+    "PROFILE_NAMES",
     "STDIN",
     "WORKLOAD_KINDS",
     "Container",
@@ -71,11 +79,13 @@ __all__ = [
     "Toleration",
     "ValidationProblem",
     "Workload",
+    "YamlDocument",
     "format_path",
     "is_templated",
     "kube_versions",
     "load_paths",
     "load_text",
+    "parse_yaml",
     "render",
     "validate",
     "validate_or_raise",

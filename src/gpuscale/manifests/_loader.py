@@ -18,7 +18,8 @@ with ``file:line`` and a fix.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,10 +30,55 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from gpuscale.errors import ManifestError
 from gpuscale.manifests._model import KeyPath, Location, Manifest, ManifestSet
 
-__all__ = ["STDIN", "load_paths", "load_text"]
+__all__ = ["PROFILE_NAMES", "STDIN", "YamlDocument", "load_paths", "load_text", "parse_yaml"]
 
 STDIN = "<stdin>"
 """The file name manifests read from standard input carry."""
+
+PROFILE_NAMES = ("gpuscale.yaml", "gpuscale.yml")
+"""File names of the gpuscale profile, which a directory scan skips (it is not a manifest)."""
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """One YAML document as plain data, with the location of every key and list item."""
+
+    body: Any
+    positions: Mapping[KeyPath, Location]
+    start: Location
+    comments: Mapping[int, str]
+
+
+def parse_yaml(text: str, source: str) -> list[YamlDocument]:
+    """The non-empty documents of ``text`` as plain data with positions (YAML 1.1 scalars).
+
+    Raises :class:`ManifestError` (``source:line``) for text that is not YAML. The
+    profile loader uses this too.
+    """
+    lines = text.splitlines()
+    try:
+        roots = [root for root in _parser().compose_all(text) if root is not None]
+    except MarkedYAMLError as exc:
+        raise _yaml_error(exc, source, lines) from None
+    except YAMLError as exc:
+        raise ManifestError(f"not valid YAML: {exc}", where=source, fix=_GENERIC_FIX) from None
+    comments = _comments(lines, roots)
+    documents = []
+    for root in roots:
+        if isinstance(root, ScalarNode) and str(root.tag).endswith(":null"):
+            continue
+        builder = _Builder(source, lines)
+        if isinstance(root, MappingNode) and _is_template(root):
+            raise ManifestError(
+                "a Helm template expression stands where a YAML document should start",
+                where=f"{source}:{root.start_mark.line + 1}",
+                fix="render the chart first (helm template ... | gpuscale ... -) or quote it",
+            )
+        body = builder.build(root, ())
+        start = Location(source, root.start_mark.line + 1, root.start_mark.column + 1)
+        documents.append(YamlDocument(body, builder.positions, start, comments))
+    return documents
+
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _TRUE = frozenset({"y", "yes", "true", "on"})
@@ -53,35 +99,16 @@ def load_text(text: str, source: str) -> list[Manifest]:
     Raises :class:`ManifestError` (``source:line``) for text that is not YAML or a
     document that is not a mapping.
     """
-    lines = text.splitlines()
-    try:
-        roots = [root for root in _parser().compose_all(text) if root is not None]
-    except MarkedYAMLError as exc:
-        raise _yaml_error(exc, source, lines) from None
-    except YAMLError as exc:
-        raise ManifestError(f"not valid YAML: {exc}", where=source, fix=_GENERIC_FIX) from None
-    comments = _comments(lines, roots)
     manifests: list[Manifest] = []
-    for root in roots:
-        if isinstance(root, ScalarNode) and str(root.tag).endswith(":null"):
-            continue
-        builder = _Builder(source, lines)
-        where = f"{source}:{root.start_mark.line + 1}"
-        if isinstance(root, MappingNode) and _is_template(root):
+    for document in parse_yaml(text, source):
+        if not isinstance(document.body, dict):
             raise ManifestError(
-                "a Helm template expression stands where a Kubernetes object should start",
-                where=where,
-                fix="render the chart first (helm template ... | gpuscale ... -) or quote it",
-            )
-        if not isinstance(root, MappingNode):
-            raise ManifestError(
-                f"expected a Kubernetes object (a mapping with apiVersion and kind), "
-                f"found {_describe(root)}",
-                where=where,
+                "expected a Kubernetes object (a mapping with apiVersion and kind), "
+                f"found {_describe(document.body)}",
+                where=str(document.start),
                 fix="make each YAML document one object: apiVersion, kind, metadata, spec",
             )
-        body = builder.build(root, ())
-        manifests.extend(_split(body, builder.positions, source, comments, root))
+        manifests.extend(_split(document))
     return manifests
 
 
@@ -89,7 +116,8 @@ def load_paths(paths: Sequence[str | Path], *, stdin: TextIO | None = None) -> M
     """Every manifest in ``paths``, in the order given.
 
     A path may be a file (any name), a directory (its ``*.yaml``/``*.yml`` files,
-    recursively, in sorted order, skipping hidden entries), or ``-`` for ``stdin``.
+    recursively, in sorted order, skipping hidden entries and the profile
+    ``gpuscale.yaml``, which is not a manifest), or ``-`` for ``stdin``.
     Raises :class:`ManifestError` for a missing path, an unreadable or non-UTF-8 file,
     a directory with no manifests, or YAML that does not parse.
     """
@@ -114,6 +142,7 @@ def _expand(path: Path) -> Iterable[Path]:
             for candidate in path.rglob("*")
             if candidate.suffix in _YAML_SUFFIXES
             and candidate.is_file()
+            and candidate.name not in PROFILE_NAMES
             and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
         )
         if not found:
@@ -164,12 +193,10 @@ def _yaml_error(exc: MarkedYAMLError, source: str, lines: list[str]) -> Manifest
     return ManifestError(message, where=f"{source}:{line}", fix=fix)
 
 
-def _describe(node: Node) -> str:
-    if isinstance(node, SequenceNode):
+def _describe(value: Any) -> str:
+    if isinstance(value, list):
         return "a list"
-    if isinstance(node, ScalarNode):
-        return f"the scalar {node.value!r}"[:60]
-    return "something else"
+    return f"the scalar {value!r}"[:60]
 
 
 def _is_template(node: MappingNode) -> bool:
@@ -321,14 +348,8 @@ def _inside(span: tuple[int, int, int, int], line: int, column: int) -> bool:
     return not (line == end_line and column >= end_column)
 
 
-def _split(
-    body: dict[str, Any],
-    positions: dict[KeyPath, Location],
-    source: str,
-    comments: dict[int, str],
-    root: MappingNode,
-) -> list[Manifest]:
-    start = Location(source, root.start_mark.line + 1, root.start_mark.column + 1)
+def _split(document: YamlDocument) -> list[Manifest]:
+    body, positions, start = document.body, document.positions, document.start
     items = body.get("items")
     kind = body.get("kind")
     if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
@@ -342,16 +363,16 @@ def _split(
                 for path, where in positions.items()
                 if path[:2] == prefix and len(path) > 2
             }
-            flattened.append(_manifest(item, sub, positions.get(prefix, start), comments))
+            flattened.append(_manifest(item, sub, positions.get(prefix, start), document.comments))
         return flattened
-    return [_manifest(body, positions, start, comments)]
+    return [_manifest(body, positions, start, document.comments)]
 
 
 def _manifest(
     body: dict[str, Any],
-    positions: dict[KeyPath, Location],
+    positions: Mapping[KeyPath, Location],
     source: Location,
-    comments: dict[int, str],
+    comments: Mapping[int, str],
 ) -> Manifest:
     metadata = body.get("metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
