@@ -139,6 +139,8 @@ def _convert(
             (f"add {key}: ..."),
         )
     message = str(error["msg"])
+    for pydantic_word, ours in (("a valid tuple", "a list"), ("a valid dictionary", "a mapping")):
+        message = message.replace(pydantic_word, ours)
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
     given = error.get("input")
@@ -146,23 +148,22 @@ def _convert(
     if " — " in message:
         message, fix = message.split(" — ", 1)
         shown = ""
-    elif kind.endswith("_type") or kind in ("literal_error", "enum", "value_error"):
-        fix = _fix_for(kind, message)
     else:
-        fix = f"change {name}"
+        fix = _fix_for(kind, message, name)
     return where, f"{name or 'the profile'}: {message}{shown}", fix
 
 
-def _fix_for(kind: str, message: str) -> str:
-    if kind == "literal_error":
-        return message.replace("Input should be", "write")
+def _fix_for(kind: str, message: str, name: str) -> str:
     if "duration" in message:
         return "write a duration such as 30s, 5m or 1h30m"
     if "quantity" in message:
         return "write a quantity such as 8Gi or 512Mi"
-    if kind.endswith("_type"):
-        return message.replace("Input should be", "write")
-    return "correct the value as the message says"
+    if message.startswith("Input should be "):
+        wanted = message[len("Input should be ") :].split(",", 1)[0]
+        if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+            return f"write a value {wanted}"
+        return f"write {wanted}"
+    return f"change {name}"
 
 
 def _value(body: Any, path: KeyPath) -> Any:
