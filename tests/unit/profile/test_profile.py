@@ -102,7 +102,8 @@ def test_user_values_win_over_catalogue_and_provider() -> None:
 
 def test_generic_provider_adds_no_labels_and_least_waste() -> None:
     profile = load_profile_text(
-        "cluster: {provider: generic}\nnode_pools:\n  - {name: g, size: gpu-l40sx1-48gb, count: 1}\n",
+        "cluster: {provider: generic}\n"
+        "node_pools:\n  - {name: g, size: gpu-l40sx1-48gb, count: 1}\n",
         "p.yaml",
     )
     (pool,) = profile.node_pools
@@ -209,7 +210,7 @@ def test_models_are_frozen() -> None:
             "autoscaler:\n  scale_down_utilization_threshold: 2\n",
             2,
             "less than or equal to 1",
-            "change",
+            "write a value less than or equal to 1",
         ),
         (
             "node_pools:\n  - name: x\n    size: my-node\n    max_nodes: 2\n",
@@ -236,7 +237,8 @@ def test_models_are_frozen() -> None:
             "lower",
         ),
         (
-            "node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: 1}\n  - {name: x, size: s-2vcpu-4gb, count: 1}\n",
+            "node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: 1}\n"
+            "  - {name: x, size: s-2vcpu-4gb, count: 1}\n",
             1,
             "two node pools are called 'x'",
             "its own name",
