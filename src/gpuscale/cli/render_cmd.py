@@ -3,7 +3,9 @@
 For ``gpuscale render DIR | kubectl apply -f -``: loads everything (skipping the profile
 ``gpuscale.yaml`` in directories), validates it against the schemas (``--no-validate``
 to skip), optionally fills unset namespaces, and prints one multi-document stream with a
-stable key order. To print a fresh scaffold instead, use ``gpuscale init --stdout``.
+stable key order. Schema problems are printed one per line on stderr (``gpuscale: error:
+file:line: ...``) and nothing goes to stdout; the exit code is then 2. To print a fresh
+scaffold instead, use ``gpuscale init --stdout``.
 """
 
 from __future__ import annotations
@@ -52,20 +54,10 @@ def render_command(
         )
     if not no_validate:
         problems = validate(manifests, kube_version=kube_version)
-        errors = [p for p in problems if p.severity == "error"]
         for problem in problems:
-            if problem.severity != "error":
-                sys.stderr.write(f"gpuscale: warning: {problem.one_line()}\n")
-        if errors:
-            for problem in errors[1:]:
-                sys.stderr.write(f"gpuscale: error: {problem.one_line()}\n")
-            first = errors[0]
-            raise ManifestError(
-                f"{first.ref}: {first.message}"
-                + (f" ({len(errors) - 1} more above)" if len(errors) > 1 else ""),
-                where=str(first.location),
-                fix=first.fix,
-            )
+            sys.stderr.write(f"gpuscale: {problem.severity}: {problem.one_line()}\n")
+        if any(problem.severity == "error" for problem in problems):
+            raise typer.Exit(2)
     bodies: list[dict[str, Any]] = []
     for manifest in manifests:
         body = dict(manifest.body)
