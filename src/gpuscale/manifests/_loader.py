@@ -4,8 +4,10 @@ The YAML is composed into ruamel.yaml's node graph (libyaml through
 ``ruamel.yaml.clib`` when installed, the pure-Python parser otherwise) and turned into
 plain data here, so that each key and list item keeps its line and column, and comments
 are found exactly (a ``#`` inside a quoted or block scalar, such as a program kept in a
-ConfigMap, is not a comment). Scalars resolve as YAML 1.1, as Kubernetes' own YAML
-decoder (sigs.k8s.io/yaml on go-yaml v2) does: ``yes``/``on`` are booleans there too.
+ConfigMap, is not a comment). Plain scalars are typed here too, by the rules of
+Kubernetes' own YAML decoder (sigs.k8s.io/yaml on go-yaml v2, ``resolve.go``), which are
+YAML 1.1's: ``yes``/``on``/``y`` are booleans, ``0755`` is octal, ``1e3`` a float, and
+timestamps stay strings; ruamel's resolver is bypassed, which also makes loading faster.
 
 Loading never validates: a document with a wrong type or a templated value
 (``${replicas}``, ``<deployment_name>``, an unquoted Helm ``{{ .Values.x }}``, which YAML
@@ -26,6 +28,8 @@ from typing import Any, TextIO
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.resolver import BaseResolver
+from ruamel.yaml.tag import Tag
 
 from gpuscale.errors import ManifestError
 from gpuscale.manifests._model import KeyPath, Location, Manifest, ManifestSet
@@ -62,33 +66,76 @@ def parse_yaml(text: str, source: str) -> list[YamlDocument]:
         raise _yaml_error(exc, source, lines) from None
     except YAMLError as exc:
         raise ManifestError(f"not valid YAML: {exc}", where=source, fix=_GENERIC_FIX) from None
-    comments = _comments(lines, roots)
-    documents = []
+    spans: list[tuple[int, int, int, int]] = []
+    built = []
     for root in roots:
-        if isinstance(root, ScalarNode) and str(root.tag).endswith(":null"):
+        if isinstance(root, ScalarNode) and _scalar(root) is None:
             continue
-        builder = _Builder(source, lines)
         if isinstance(root, MappingNode) and _is_template(root):
             raise ManifestError(
                 "a Helm template expression stands where a YAML document should start",
                 where=f"{source}:{root.start_mark.line + 1}",
                 fix="render the chart first (helm template ... | gpuscale ... -) or quote it",
             )
+        builder = _Builder(source, lines, spans)
         body = builder.build(root, ())
         start = Location(source, root.start_mark.line + 1, root.start_mark.column + 1)
-        documents.append(YamlDocument(body, builder.positions, start, comments))
-    return documents
+        built.append((body, builder.positions, start))
+    comments = _comments(lines, spans)
+    return [YamlDocument(body, positions, start, comments) for body, positions, start in built]
 
 
 _YAML_SUFFIXES = (".yaml", ".yml")
-_TRUE = frozenset({"y", "yes", "true", "on"})
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _COMMENT_START = re.compile(r"(?:^|(?<=\s))#")
+_PLAIN = Tag(suffix="tag:gpuscale:plain")
+_STR = Tag(suffix="tag:yaml.org,2002:str")
+_SEQ = Tag(suffix="tag:yaml.org,2002:seq")
+_MAP = Tag(suffix="tag:yaml.org,2002:map")
+# go-yaml v2 resolve.go: its resolve table and its number syntax.
+_BOOLEANS = {
+    **dict.fromkeys(
+        ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True
+    ),
+    **dict.fromkeys(
+        ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False
+    ),
+}
+_NULLS = frozenset(("", "~", "null", "Null", "NULL"))
+_SPECIAL_FLOATS = {
+    **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), float("inf")),
+    **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), float("-inf")),
+    **dict.fromkeys((".nan", ".NaN", ".NAN"), float("nan")),
+}
+_INT = re.compile(r"[-+]?(?:0b[01_]+|0o[0-7_]+|0x[0-9a-fA-F_]+|0[0-7_]+|[0-9][0-9_]*)")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+
+
+class _DeferredResolver(BaseResolver):
+    """Leaves plain scalars untyped (``_PLAIN``) for :func:`_plain` to type."""
+
+    def __init__(self, version: Any = None, loader: Any = None, loadumper: Any = None) -> None:
+        super().__init__(loadumper if loadumper is not None else loader)
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Tag:
+        if kind is ScalarNode:
+            return _PLAIN if implicit[0] else _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
+    @property
+    def processing_version(self) -> Any:
+        return (1, 1)
 
 
 def _parser() -> YAML:
     yaml = YAML(typ="safe")
-    yaml.version = (1, 1)
+    yaml.Resolver = _DeferredResolver
     return yaml
 
 
@@ -207,9 +254,13 @@ def _is_template(node: MappingNode) -> bool:
 class _Builder:
     """Turns one document's nodes into plain data, recording the position of each key."""
 
-    def __init__(self, source: str, lines: list[str]) -> None:
+    def __init__(
+        self, source: str, lines: list[str], spans: list[tuple[int, int, int, int]]
+    ) -> None:
         self.source = source
         self.lines = lines
+        self.spans = spans
+        """Where quoted and block scalars are: ``#`` there is text, not a comment."""
         self.positions: dict[KeyPath, Location] = {}
 
     def _location(self, node: Node) -> Location:
@@ -226,13 +277,16 @@ class _Builder:
                 self.positions[(*path, index)] = self._location(item)
                 items.append(self.build(item, (*path, index)))
             return items
+        if isinstance(node, ScalarNode) and node.style:
+            start, end = node.start_mark, node.end_mark
+            self.spans.append((start.line, start.column, end.line, end.column))
         return _scalar(node)
 
     def _mapping(self, node: MappingNode, path: KeyPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
         merged: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE_TAG:
+            if (key_node.ctag is _PLAIN and key_node.value == "<<") or key_node.tag == _MERGE_TAG:
                 for source in (
                     value_node.value if isinstance(value_node, SequenceNode) else [value_node]
                 ):
@@ -264,76 +318,52 @@ class _Builder:
 
 def _scalar(node: Node) -> Any:
     value = str(node.value)
+    if node.ctag is _PLAIN:
+        return _plain(value)
     kind = str(node.tag).rsplit(":", 1)[-1]
     if kind == "null":
         return None
     if kind == "bool":
-        return value.lower() in _TRUE
-    if kind == "int":
-        return _int(value)
-    if kind == "float":
-        return _float(value)
+        return _BOOLEANS.get(value, value)
+    if kind in ("int", "float"):
+        typed = _plain(value)
+        return typed if isinstance(typed, int | float) and not isinstance(typed, bool) else value
     return value
 
 
-def _int(text: str) -> int | str:
-    digits = text.replace("_", "")
-    sign = -1 if digits.startswith("-") else 1
-    body = digits.lstrip("+-")
-    try:
-        if body.startswith(("0b", "0B")):
-            return sign * int(body[2:], 2)
-        if body.startswith(("0x", "0X")):
-            return sign * int(body[2:], 16)
-        if body.startswith(("0o", "0O")):
-            return sign * int(body[2:], 8)
+def _plain(text: str) -> Any:
+    """A plain scalar typed as go-yaml v2 types it (null, bool, int, float, else str)."""
+    if text in _NULLS:
+        return None
+    if text in _BOOLEANS:
+        return _BOOLEANS[text]
+    if text in _SPECIAL_FLOATS:
+        return _SPECIAL_FLOATS[text]
+    if not text or text[0] not in "+-.0123456789":
+        return text
+    if _INT.fullmatch(text):
+        digits = text.replace("_", "")
+        sign = -1 if digits.startswith("-") else 1
+        body = digits.lstrip("+-")
+        if body[:2] in ("0b", "0o", "0x"):
+            return sign * int(body[2:], {"0b": 2, "0o": 8, "0x": 16}[body[:2]])
         if len(body) > 1 and body.startswith("0"):
             return sign * int(body, 8)
         return sign * int(body)
-    except ValueError:
-        return text
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    return text
 
 
-def _float(text: str) -> float | str:
-    lowered = text.replace("_", "").lower()
-    if lowered in (".inf", "+.inf"):
-        return float("inf")
-    if lowered == "-.inf":
-        return float("-inf")
-    if lowered == ".nan":
-        return float("nan")
-    try:
-        return float(lowered)
-    except ValueError:
-        return text
-
-
-def _comments(lines: list[str], roots: list[Node]) -> dict[int, str]:
+def _comments(lines: list[str], spans: list[tuple[int, int, int, int]]) -> dict[int, str]:
     """Comment text by 1-based line, skipping ``#`` inside quoted and block scalars."""
-    covered: list[tuple[int, int, int, int]] = []
-    stack: list[Node] = list(roots)
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ScalarNode):
-            if node.style in ("'", '"', "|", ">"):
-                start, end = node.start_mark, node.end_mark
-                covered.append((start.line, start.column, end.line, end.column))
-        elif isinstance(node, MappingNode):
-            for key, value in node.value:
-                stack.extend((key, value))
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
     comments: dict[int, str] = {}
     for number, line in enumerate(lines):
         if "#" not in line:
             continue
         for match in _COMMENT_START.finditer(line):
             column = match.start()
-            if not any(_inside(span, number, column) for span in covered):
+            if not any(_inside(span, number, column) for span in spans):
                 comments[number + 1] = line[column + 1 :].strip()
                 break
     return comments

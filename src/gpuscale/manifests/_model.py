@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "IGNORE_COMMENT",
@@ -30,9 +30,11 @@ IGNORE_COMMENT = re.compile(r"gpuscale:\s*ignore\[([^\]]*)\]")
 """The suppression comment lint honours: ``# gpuscale: ignore[slug, other-slug]``."""
 
 
-@dataclass(frozen=True, order=True)
-class Location:
-    """A place in a source file: 1-based line and column. ``file`` is ``<stdin>`` for stdin."""
+class Location(NamedTuple):
+    """A place in a source file: 1-based line and column. ``file`` is ``<stdin>`` for stdin.
+
+    A named tuple (immutable, ordered by file, line, column) because the loader makes one
+    per key and list item."""
 
     file: str
     line: int
