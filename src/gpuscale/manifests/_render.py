@@ -3,9 +3,9 @@
 One stream of documents separated by ``---``, in the order given; in each object
 ``apiVersion``, ``kind``, ``metadata`` and ``spec`` come first and every other key keeps
 the order it was built in, so the same input always renders byte for byte the same.
-Strings that a YAML 1.1 reader (Kubernetes' decoder) would take for another type —
-``"false"``, ``"80"``, ``"yes"``, ``"1e3"`` — are quoted, and multi-line strings (a
-program kept in a ConfigMap) are written as literal blocks. Optional comments, keyed by
+Strings that Kubernetes' YAML decoder (go-yaml v2, YAML 1.1) or a YAML 1.2 reader would
+take for another type — ``"false"``, ``"80"``, ``"yes"``, ``"y"``, ``"1e3"`` — are quoted,
+and multi-line strings (a program kept in a ConfigMap) are written as literal blocks. Optional comments, keyed by
 the path of the key they explain, are written on the line above that key.
 """
 
@@ -21,6 +21,7 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
 
+from gpuscale.manifests._loader import _plain
 from gpuscale.manifests._model import KeyPath, Manifest
 
 __all__ = ["render"]
@@ -31,6 +32,8 @@ _STR_TAG = "tag:yaml.org,2002:str"
 
 
 def _needs_quotes(text: str) -> bool:
+    if not isinstance(_plain(text), str):
+        return True
     return any(
         resolver.resolve(ScalarNode, text, (True, False)) != _STR_TAG for resolver in _RESOLVERS
     )

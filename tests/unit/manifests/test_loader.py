@@ -112,8 +112,17 @@ def test_templated_values_load_as_their_text(text: str, value: str) -> None:
 @pytest.mark.parametrize(
     ("scalar", "value"),
     [
-        ("yes", True),  # YAML 1.1, as Kubernetes' decoder reads it
+        ("yes", True),  # go-yaml v2 (YAML 1.1), as Kubernetes' decoder reads it
         ("on", True),
+        ("y", True),
+        ("Off", False),
+        ("0755", 493),
+        ("1e3", 1000.0),
+        ("-.5", -0.5),
+        ("+.inf", float("inf")),
+        ("1.2.3", "1.2.3"),
+        ("!!str 12", "12"),
+        ("!!int '12'", 12),
         ("false", False),
         ("0x10", 16),
         ("1_000", 1000),
