@@ -5,8 +5,9 @@ One stream of documents separated by ``---``, in the order given; in each object
 the order it was built in, so the same input always renders byte for byte the same.
 Strings that Kubernetes' YAML decoder (go-yaml v2, YAML 1.1) or a YAML 1.2 reader would
 take for another type — ``"false"``, ``"80"``, ``"yes"``, ``"y"``, ``"1e3"`` — are quoted,
-and multi-line strings (a program kept in a ConfigMap) are written as literal blocks. Optional comments, keyed by
-the path of the key they explain, are written on the line above that key.
+and multi-line strings (a program kept in a ConfigMap) are written as literal blocks.
+Optional comments, keyed by the path of the key they explain, are written on the line
+above that key.
 """
 
 from __future__ import annotations
