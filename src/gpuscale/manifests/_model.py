@@ -85,6 +85,13 @@ class Manifest:
         return self.source.file
 
     @property
+    def spec(self) -> dict[str, Any]:
+        """``body["spec"]`` when it is a mapping, else ``{}`` (the raw spec, e.g. of a
+        ScaledObject, whose typed model lives in ``gpuscale.controllers.keda``)."""
+        spec = self.body.get("spec")
+        return spec if isinstance(spec, dict) else {}
+
+    @property
     def ref(self) -> str:
         """``Kind/name`` (``Kind/namespace/name`` when namespaced), for messages."""
         if self.namespace:
