@@ -97,6 +97,8 @@ class ValidationProblem:
     fix: str
     """What to change."""
     severity: Severity = "error"
+    expected: str = ""
+    """What the schema wants there, on its own: ``an integer``, ``one of Value, ...``."""
 
     def one_line(self) -> str:
         """``file:line: Kind/name: path: message (fix: ...)`` on one line."""
@@ -164,6 +166,8 @@ def _problem(
     message: str,
     fix: str,
     severity: Severity = "error",
+    *,
+    expected: str,
 ) -> ValidationProblem:
     return ValidationProblem(
         location=manifest.line_of(path),
@@ -172,6 +176,7 @@ def _problem(
         message=message,
         fix=fix,
         severity=severity,
+        expected=expected,
     )
 
 
@@ -186,6 +191,7 @@ def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProble
             (),
             f"missing {' and '.join(missing)}",
             "every object needs apiVersion and kind, e.g. apiVersion: apps/v1, kind: Deployment",
+            expected="apiVersion and kind",
         )
         return
     validator = _validator_for(manifest.api_version, manifest.kind, version)
@@ -197,6 +203,7 @@ def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProble
                 ("apiVersion",),
                 f"Kubernetes {version} has no {manifest.kind} in {manifest.api_version}",
                 f"use apiVersion: {others[0]}",
+                expected=" or ".join(others),
             )
         else:
             yield _problem(
@@ -205,6 +212,7 @@ def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProble
                 f"no schema known for {manifest.api_version} {manifest.kind}; not validated",
                 "nothing, if this kind's CRD is installed in the cluster",
                 severity="warning",
+                expected="a kind with a known schema",
             )
         return
     found = [
@@ -238,7 +246,9 @@ def _explain(manifest: Manifest, error: SchemaError) -> Iterator[ValidationProbl
             fix = f"did you mean {close[0]}?" if close else f"remove {key}"
             if not close and known:
                 fix += f" (allowed here: {', '.join(sorted(known)[:12])})"
-            yield _problem(manifest, (*path, key), f"unknown field {key!r}", fix)
+            yield _problem(
+                manifest, (*path, key), f"unknown field {key!r}", fix, expected="a known field"
+            )
         return
     if kind == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else "a key"
@@ -247,12 +257,17 @@ def _explain(manifest: Manifest, error: SchemaError) -> Iterator[ValidationProbl
             path,
             f"missing required field {missing!r} in {format_path(path)}",
             f"add {missing}",
+            expected=f"a {missing} key",
         )
         return
     if kind == "type":
         expected = _types(rule)
         yield _problem(
-            manifest, path, f"expected {expected}, got {shown}", _type_fix(value, expected)
+            manifest,
+            path,
+            f"expected {expected}, got {shown}",
+            _type_fix(value, expected),
+            expected=expected,
         )
         return
     if kind in ("enum", "const"):
@@ -264,7 +279,13 @@ def _explain(manifest: Manifest, error: SchemaError) -> Iterator[ValidationProbl
             else []
         )
         fix = f"did you mean {close[0]}?" if close else f"use one of: {choices}"
-        yield _problem(manifest, path, f"expected one of {choices}; got {shown}", fix)
+        yield _problem(
+            manifest,
+            path,
+            f"expected one of {choices}; got {shown}",
+            fix,
+            expected=f"one of {choices}",
+        )
         return
     if is_templated(value):
         yield _problem(
@@ -272,6 +293,7 @@ def _explain(manifest: Manifest, error: SchemaError) -> Iterator[ValidationProbl
             path,
             f"holds a template placeholder {shown}",
             "render the template before applying",
+            expected="a rendered value",
         )
         return
     yield _problem(
@@ -279,6 +301,7 @@ def _explain(manifest: Manifest, error: SchemaError) -> Iterator[ValidationProbl
         path,
         f"{error.message} (JSON schema rule {kind!r})",
         f"change {format_path(path) or 'the object'} to satisfy the schema",
+        expected=f"{kind} {rule!r}",
     )
 
 
@@ -353,6 +376,7 @@ def _quantity_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
                             path,
                             f"{amount!r} is not a resource quantity",
                             "write a quantity such as 1, 500m, 512Mi or 2Gi",
+                            expected="a resource quantity",
                         )
 
 

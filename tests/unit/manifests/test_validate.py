@@ -228,3 +228,23 @@ def test_every_crd_schema_is_packaged() -> None:
         text = f"apiVersion: {group_version}\nkind: {kind}\nmetadata: {{name: x}}\nspek: {{}}\n"
         problems = _problems(text)
         assert any(p.message == "unknown field 'spek'" for p in problems), (key, problems)
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ("  pollingInterval: '30'\n", "an integer"),
+        ("  pollingIntervall: 30\n", "a known field"),
+        ("  fallback: {failureThreshold: 3, replicas: 1, behavior: x}\n", "one of static"),
+    ],
+)
+def test_problems_say_what_was_expected(extra: str, expected: str) -> None:
+    (problem,) = _problems(SCALED_OBJECT.format(extra=extra))
+    assert problem.expected.startswith(expected)
+
+
+def test_wrong_api_version_expects_the_served_one() -> None:
+    (problem,) = _problems(
+        "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: a}\n"
+    )
+    assert problem.expected == "apps/v1"
