@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 __all__ = [
     "IGNORE_COMMENT",
@@ -159,7 +159,13 @@ class ManifestSet(Sequence[Manifest]):
             by_key.setdefault((manifest.kind, manifest.namespace, manifest.name), manifest)
         self._by_key = by_key
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> Manifest: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Manifest, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Manifest | tuple[Manifest, ...]:
         return self._items[index]
 
     def __len__(self) -> int:
