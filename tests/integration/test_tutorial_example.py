@@ -28,7 +28,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def tutorial_program(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def tutorial_program(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     tmp_path = tmp_path_factory.mktemp("tutorial")
     (config,) = load_paths(["examples/tutorial/resources.yaml"]).by_kind("ConfigMap")
     program = tmp_path / "main.py"
@@ -53,7 +53,8 @@ def tutorial_program(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     stderr = process.stderr.read().decode() if process.stderr else ""
                     pytest.fail(f"the tutorial program did not start: {stderr}")
                 time.sleep(0.05)
-        yield base
+        with httpx.Client(base_url=base, timeout=5) as client:
+            yield client
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -61,10 +62,10 @@ def tutorial_program(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.stderr.close()
 
 
-def test_setting_the_gauge_shows_in_metrics(tutorial_program: str) -> None:
-    answer = httpx.get(f"{tutorial_program}/?value=160")
+def test_setting_the_gauge_shows_in_metrics(tutorial_program: httpx.Client) -> None:
+    answer = tutorial_program.get("/?value=160")
     assert (answer.status_code, answer.text) == (200, "Hello, from the handler!")
-    metrics = httpx.get(f"{tutorial_program}/metrics")
+    metrics = tutorial_program.get("/metrics")
     assert metrics.status_code == 200
     assert metrics.headers["content-type"].startswith("text/plain")
     assert "# HELP my_custom_gauge This is a custom gauge metric" in metrics.text
@@ -72,9 +73,11 @@ def test_setting_the_gauge_shows_in_metrics(tutorial_program: str) -> None:
 
 
 @pytest.mark.parametrize("query", ["", "?value=", "?value=abc", "?other=1"])
-def test_bad_values_answer_400_and_keep_the_gauge(tutorial_program: str, query: str) -> None:
-    httpx.get(f"{tutorial_program}/?value=42")
-    answer = httpx.get(f"{tutorial_program}/{query}")
+def test_bad_values_answer_400_and_keep_the_gauge(
+    tutorial_program: httpx.Client, query: str
+) -> None:
+    assert tutorial_program.get("/?value=42").status_code == 200
+    answer = tutorial_program.get(f"/{query}")
     assert answer.status_code == 400
     assert answer.text == "Bad Request: invalid input\n"
-    assert "my_custom_gauge 42.0" in httpx.get(f"{tutorial_program}/metrics").text.splitlines()
+    assert "my_custom_gauge 42.0" in tutorial_program.get("/metrics").text.splitlines()
