@@ -196,3 +196,29 @@ def test_profile_show_fills_defaults(capsys: pytest.CaptureFixture[str]) -> None
     assert "scan_interval: 10s" in shown
     assert main(["profile", "show", "-o", "xml"]) == 2
     assert "--output" in _error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("prometheus:\n  scrape_intervl: 30s\n", 2, "unknown key 'scrape_intervl'"),
+        ("hpa:\n  tolerance: lots\n", 2, "hpa.tolerance"),
+        ("autoscaler:\n  scan_interval: often\n", 2, "expected a duration"),
+        ("cluster:\n  provider: [doks\n", 3, "not valid YAML"),
+        ("node_pools:\n  - name: x\n    size: my-node\n    count: 1\n", 3, "not in the catalogue"),
+        ("node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: 1, max_nodes: 2}\n", 2, "both set"),
+        ("just text\n", 1, "must be a mapping"),
+        ("a: 1\n---\nb: 2\n", 3, "one YAML document"),
+    ],
+)
+def test_profile_check_bad_input_classes_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, words: str
+) -> None:
+    profile = tmp_path / "gpuscale.yaml"
+    profile.write_text(text)
+    assert main(["profile", "check", str(profile)]) == 2
+    error = _error_line(capsys)
+    assert error.startswith(f"gpuscale: error: {profile}:{line}: "), error
+    assert words in error
+    assert "(fix: " in error
+    assert capsys.readouterr().out == ""
