@@ -1,4 +1,56 @@
 """The profile, ``gpuscale.yaml``: what manifests do not say (node pools, GPU prices,
 provisioning and start-up times, per-replica capacity, Prometheus' scrape interval),
-validated, with a documented default for every field. Pure.
+validated, with a documented default for every field. Pure apart from
+:func:`load_profile`, the edge that reads the file.
+
+```
+gpuscale.yaml ─► load_profile ─► Profile (frozen; defaults and catalogue values filled)
+                                  ├── cluster        ClusterSpec
+                                  ├── node_pools     NodePool...   (labels/taints per provider)
+                                  ├── autoscaler     AutoscalerSpec (cluster-autoscaler timings)
+                                  ├── hpa            HpaSpec
+                                  ├── prometheus     PrometheusSpec
+                                  ├── keda           KedaSpec
+                                  ├── workloads      {Deployment name: WorkloadSpec}
+                                  └── catalogue      CatalogueEntry... (added to CATALOGUE)
+```
+
+Bad input raises :class:`~gpuscale.errors.ProfileError` with ``file:line`` and the fix.
+``docs/profile.md`` documents every field.
 """
+
+from gpuscale.profile._load import load_profile, load_profile_text
+from gpuscale.profile._model import (
+    DOKS_LABEL_DOMAIN,
+    AutoscalerSpec,
+    CatalogueEntry,
+    ClusterSpec,
+    HpaSpec,
+    KedaSpec,
+    NodePool,
+    Profile,
+    PrometheusSpec,
+    TaintSpec,
+    WorkloadSpec,
+)
+from gpuscale.profile.catalogue import CATALOGUE, PRICES_READ, Size, size_for
+
+__all__ = [
+    "CATALOGUE",
+    "DOKS_LABEL_DOMAIN",
+    "PRICES_READ",
+    "AutoscalerSpec",
+    "CatalogueEntry",
+    "ClusterSpec",
+    "HpaSpec",
+    "KedaSpec",
+    "NodePool",
+    "Profile",
+    "PrometheusSpec",
+    "Size",
+    "TaintSpec",
+    "WorkloadSpec",
+    "load_profile",
+    "load_profile_text",
+    "size_for",
+]

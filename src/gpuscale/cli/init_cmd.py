@@ -1,0 +1,183 @@
+"""``gpuscale init``: write a corrected manifest set and its profile into a directory.
+
+The set comes from :func:`gpuscale.manifests.scaffold.scaffold`; this module only checks
+the target, writes the files (all or none) and reports. ``--stdout`` prints the
+manifests as one multi-document stream for ``kubectl apply -f -`` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from gpuscale.cli.main import app
+from gpuscale.errors import InputError
+from gpuscale.manifests.scaffold import ScaffoldFile, ScaffoldOptions, scaffold
+
+__all__ = ["init", "write_files"]
+
+
+@app.command("init")
+def init(  # noqa: PLR0917 - one parameter per command-line option
+    directory: Annotated[
+        Path | None,
+        typer.Argument(help="Directory to write into (created if missing).", show_default=False),
+    ] = None,
+    gpu: Annotated[
+        str, typer.Option("--gpu", help="GPU vendor: amd or nvidia.", case_sensitive=False)
+    ] = "amd",
+    provider: Annotated[
+        str, typer.Option("--provider", help="doks or generic.", case_sensitive=False)
+    ] = "doks",
+    name: Annotated[
+        str, typer.Option("--name", help="Name of the Deployment and its companions.")
+    ] = "gpu-app",
+    namespace: Annotated[
+        str, typer.Option("--namespace", "-n", help="Namespace of every object.")
+    ] = "default",
+    image: Annotated[
+        str | None,
+        typer.Option(
+            "--image", help="Workload image (entrypoint `gpuscale app`).", show_default=False
+        ),
+    ] = None,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Metric value one replica should carry.")
+    ] = 80.0,
+    min_replicas: Annotated[int, typer.Option("--min-replicas", help="At least 1.")] = 1,
+    max_replicas: Annotated[int, typer.Option("--max-replicas")] = 8,
+    metric: Annotated[str, typer.Option("--metric", help="Gauge to scale on.")] = "my_custom_gauge",
+    prometheus_release: Annotated[
+        str, typer.Option("--prometheus-release", help="kube-prometheus-stack release name.")
+    ] = "prometheus",
+    prometheus_namespace: Annotated[
+        str, typer.Option("--prometheus-namespace", help="Namespace of kube-prometheus-stack.")
+    ] = "monitoring",
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    stdout: Annotated[
+        bool, typer.Option("--stdout", help="Print the manifests instead of writing files.")
+    ] = False,
+) -> None:
+    """Scaffold a corrected Deployment, Service, ServiceMonitor, ScaledObject and gpuscale.yaml."""
+    options = _options(
+        gpu=gpu,
+        provider=provider,
+        name=name,
+        namespace=namespace,
+        image=image,
+        threshold=threshold,
+        min_replicas=min_replicas,
+        max_replicas=max_replicas,
+        metric=metric,
+        prometheus_release=prometheus_release,
+        prometheus_namespace=prometheus_namespace,
+    )
+    files = scaffold(options)
+    if stdout:
+        sys.stdout.write("---\n".join(f.text for f in files if f.manifest))
+        return
+    if directory is None:
+        raise InputError(
+            "no directory given", where="DIR", fix="gpuscale init DIR ... (or --stdout)"
+        )
+    written = write_files(directory, files, force=force)
+    for path in written:
+        sys.stderr.write(f"wrote {path}\n")
+    sys.stderr.write(
+        f"next: gpuscale profile check {directory / 'gpuscale.yaml'}; "
+        f"kubectl apply -f {directory / 'manifests'}\n"
+    )
+
+
+def _options(
+    *,
+    gpu: str,
+    provider: str,
+    name: str,
+    namespace: str,
+    image: str | None,
+    threshold: float,
+    min_replicas: int,
+    max_replicas: int,
+    metric: str,
+    prometheus_release: str,
+    prometheus_namespace: str,
+) -> ScaffoldOptions:
+    vendor = gpu.lower()
+    if vendor not in ("amd", "nvidia"):
+        raise InputError(f"unknown GPU vendor {gpu!r}", where="--gpu", fix="use amd or nvidia")
+    kind = provider.lower()
+    if kind not in ("doks", "generic"):
+        raise InputError(
+            f"unknown provider {provider!r}", where="--provider", fix="use doks or generic"
+        )
+    chosen_gpu: Literal["amd", "nvidia"] = "amd" if vendor == "amd" else "nvidia"
+    chosen_provider: Literal["doks", "generic"] = "doks" if kind == "doks" else "generic"
+    defaults = ScaffoldOptions(name=name, namespace=namespace)
+    options = ScaffoldOptions(
+        name=name,
+        namespace=namespace,
+        gpu=chosen_gpu,
+        provider=chosen_provider,
+        image=image or defaults.image,
+        threshold=threshold,
+        min_replicas=min_replicas,
+        max_replicas=max_replicas,
+        metric=metric,
+        prometheus_release=prometheus_release,
+        prometheus_namespace=prometheus_namespace,
+    )
+    options.check()
+    return options
+
+
+def write_files(
+    directory: Path, files: tuple[ScaffoldFile, ...], *, force: bool = False
+) -> list[Path]:
+    """Write ``files`` into ``directory``: all of them or, on any problem, none.
+
+    Raises :class:`InputError` when a file exists and ``force`` is false, or when the
+    directory cannot be made or written.
+    """
+    if directory.exists() and not directory.is_dir():
+        raise InputError(
+            "exists and is not a directory", where=str(directory), fix="choose another DIR"
+        )
+    targets = [directory / f.name for f in files]
+    existing = [path for path in targets if path.exists()]
+    if existing and not force:
+        more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+        raise InputError(
+            f"already exists{more}; nothing was written",
+            where=str(existing[0]),
+            fix="pass --force to overwrite, or choose another directory",
+        )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        staged: list[tuple[str, Path]] = []
+        try:
+            for file, target in zip(files, targets, strict=True):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+                with os.fdopen(handle, "w", encoding="utf-8") as out:
+                    out.write(file.text)
+                staged.append((temp, target))
+        except BaseException:
+            for temp, _ in staged:
+                Path(temp).unlink(missing_ok=True)
+            raise
+        for temp, target in staged:
+            Path(temp).chmod(0o644)
+            os.replace(temp, target)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write: {exc.strerror or exc}",
+            where=str(exc.filename or directory),
+            fix="check the path and its permissions",
+        ) from None
+    return targets

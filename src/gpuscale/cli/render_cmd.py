@@ -1,0 +1,69 @@
+"""``gpuscale render``: manifests from files, directories or stdin as one YAML stream.
+
+For ``gpuscale render DIR | kubectl apply -f -``: loads everything (skipping the profile
+``gpuscale.yaml`` in directories), validates it against the schemas (``--no-validate``
+to skip), optionally fills unset namespaces, and prints one multi-document stream with a
+stable key order. Schema problems are printed one per line on stderr (``gpuscale: error:
+file:line: ...``) and nothing goes to stdout; the exit code is then 2. To print a fresh
+scaffold instead, use ``gpuscale init --stdout``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from gpuscale.cli.main import app
+from gpuscale.errors import ManifestError
+from gpuscale.manifests import DEFAULT_KUBE_VERSION, load_paths, render, validate
+
+__all__ = ["render_command"]
+
+
+@app.command("render")
+def render_command(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Files, directories (*.yaml, *.yml) or - for stdin.", show_default=False
+        ),
+    ],
+    namespace: Annotated[
+        str | None,
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Set metadata.namespace on objects that have none.",
+            show_default=False,
+        ),
+    ] = None,
+    no_validate: Annotated[
+        bool, typer.Option("--no-validate", help="Print even if a schema check fails.")
+    ] = False,
+    kube_version: Annotated[
+        str, typer.Option("--kube-version", help="Kubernetes schemas to validate against.")
+    ] = DEFAULT_KUBE_VERSION,
+) -> None:
+    """Print manifests as one multi-document YAML stream for `kubectl apply -f -`."""
+    manifests = load_paths(paths, stdin=sys.stdin)
+    if not manifests:
+        raise ManifestError(
+            "no objects found", where=" ".join(paths), fix="check the paths hold manifests"
+        )
+    if not no_validate:
+        problems = validate(manifests, kube_version=kube_version)
+        for problem in problems:
+            sys.stderr.write(f"gpuscale: {problem.severity}: {problem.one_line()}\n")
+        if any(problem.severity == "error" for problem in problems):
+            raise typer.Exit(2)
+    bodies: list[dict[str, Any]] = []
+    for manifest in manifests:
+        body = dict(manifest.body)
+        if namespace and manifest.namespace is None:
+            metadata = dict(body.get("metadata") or {})
+            metadata["namespace"] = namespace
+            body["metadata"] = metadata
+        bodies.append(body)
+    sys.stdout.write(render(bodies))

@@ -1,0 +1,469 @@
+"""Validate manifests against the schemas the API server would use, with fixes.
+
+Core kinds (Deployment, Service, ConfigMap, ...) are checked against the Kubernetes
+OpenAPI schemas that the ``kubernetes-validate`` package ships as JSON schema, in their
+*strict* form (unknown fields are errors, as ``kubectl apply``'s default
+``--validate=strict`` makes them). KEDA's ScaledObject, TriggerAuthentication and
+ClusterTriggerAuthentication and prometheus-operator's ServiceMonitor and PodMonitor are
+checked against the OpenAPI v3 schemas of their CRDs, kept in ``schemas/`` (see
+``schemas/SOURCES.md`` for where they come from), read as the API server reads a
+structural schema: ``nullable`` admits null, ``x-kubernetes-preserve-unknown-fields``
+admits unknown fields and every other object with properties rejects them; CEL rules
+(``x-kubernetes-validations``) and admission webhooks are not evaluated. Their
+``metadata`` is checked against ``ObjectMeta`` from the Kubernetes schemas.
+
+Why JSON schema rather than typed models (such as ``cloudcoil-models-keda``): the CRD
+schema *is* what the API server enforces, the same validator serves core kinds and CRDs,
+and every problem comes back with the exact key path, which maps to a line.
+
+Beyond the schemas, one check the API server makes in code: resource quantities
+(``requests``/``limits``) must parse. Everything else (GPU requests without limits,
+double division in a query...) is ``gpuscale lint``'s business, not validation's.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+import jsonschema
+from jsonschema.exceptions import ValidationError as SchemaError
+from jsonschema.exceptions import best_match
+from referencing import Registry, Resource
+
+from gpuscale.errors import ManifestError
+from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
+from gpuscale.manifests._views import is_templated
+from gpuscale.units import parse_quantity
+
+__all__ = [
+    "CRD_SCHEMAS",
+    "DEFAULT_KUBE_VERSION",
+    "ValidationProblem",
+    "kube_versions",
+    "validate",
+    "validate_or_raise",
+]
+
+DEFAULT_KUBE_VERSION = "1.33"
+"""Kubernetes version whose schemas are used when none is given (a current DOKS minor);
+the nearest older version shipped by ``kubernetes-validate`` is used when it lacks it."""
+
+CRD_SCHEMAS: Mapping[str, str] = {
+    "keda.sh/v1alpha1/ScaledObject": "keda.sh_v1alpha1_scaledobject.json",
+    "keda.sh/v1alpha1/TriggerAuthentication": "keda.sh_v1alpha1_triggerauthentication.json",
+    "keda.sh/v1alpha1/ClusterTriggerAuthentication": (
+        "keda.sh_v1alpha1_clustertriggerauthentication.json"
+    ),
+    "monitoring.coreos.com/v1/ServiceMonitor": "monitoring.coreos.com_v1_servicemonitor.json",
+    "monitoring.coreos.com/v1/PodMonitor": "monitoring.coreos.com_v1_podmonitor.json",
+}
+"""``apiVersion/kind`` of each CRD kind validated, and its schema file in ``schemas/``."""
+
+_DEFS_ID = "https://kubernetes.io/api/_definitions.json"
+_OBJECT_META = f"{_DEFS_ID}#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+_SCHEMA_ROOT = "kubernetes-json-schema"
+_POD_SPEC_PATHS: Mapping[str, KeyPath] = {
+    "Pod": ("spec",),
+    "Deployment": ("spec", "template", "spec"),
+    "StatefulSet": ("spec", "template", "spec"),
+    "DaemonSet": ("spec", "template", "spec"),
+    "ReplicaSet": ("spec", "template", "spec"),
+    "Job": ("spec", "template", "spec"),
+    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class ValidationProblem:
+    """One way a manifest does not match its schema."""
+
+    location: Location
+    """Where the offending key is written (its parent's, for a missing key)."""
+    path: KeyPath
+    """Key path of the offending value inside the manifest."""
+    ref: str
+    """``Kind/namespace/name`` of the manifest."""
+    message: str
+    """What is wrong, including what was expected."""
+    fix: str
+    """What to change."""
+    severity: Severity = "error"
+    expected: str = ""
+    """What the schema wants there, on its own: ``an integer``, ``one of Value, ...``."""
+
+    def one_line(self) -> str:
+        """``file:line: Kind/name: path: message (fix: ...)`` on one line."""
+        text = f"{self.location}: {self.ref}: {format_path(self.path)}: {self.message}"
+        return " ".join(f"{text} (fix: {self.fix})".split())
+
+    def __str__(self) -> str:
+        return self.one_line()
+
+
+def validate(
+    manifests: Manifest | Iterable[Manifest], *, kube_version: str = DEFAULT_KUBE_VERSION
+) -> list[ValidationProblem]:
+    """Every schema problem in ``manifests``, in file order.
+
+    Kinds with no schema (other CRDs) give one ``warning`` each; everything else is an
+    ``error``. ``kube_version`` (``"1.33"``) picks the Kubernetes schemas.
+    """
+    items = [manifests] if isinstance(manifests, Manifest) else list(manifests)
+    version = _schema_version(kube_version)
+    problems: list[ValidationProblem] = []
+    for manifest in items:
+        problems.extend(_validate_one(manifest, version))
+    return problems
+
+
+def validate_or_raise(
+    manifests: Manifest | Iterable[Manifest], *, kube_version: str = DEFAULT_KUBE_VERSION
+) -> None:
+    """Raise :class:`ManifestError` for the first error :func:`validate` finds."""
+    for problem in validate(manifests, kube_version=kube_version):
+        if problem.severity == "error":
+            raise ManifestError(
+                f"{problem.ref}: {format_path(problem.path)}: {problem.message}",
+                where=str(problem.location),
+                fix=problem.fix,
+            )
+
+
+def kube_versions() -> tuple[str, ...]:
+    """Kubernetes minor versions whose schemas are installed, oldest first."""
+    found = []
+    for entry in resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT).iterdir():
+        match = re.fullmatch(r"v(\d+)\.(\d+)\.\d+-local-strict", entry.name)
+        if match:
+            found.append((int(match.group(1)), int(match.group(2))))
+    return tuple(f"{major}.{minor}" for major, minor in sorted(found))
+
+
+def _schema_version(wanted: str) -> str:
+    match = re.match(r"v?(\d+)\.(\d+)", wanted)
+    if not match:
+        raise ManifestError(
+            f"not a Kubernetes version: {wanted!r}", where="--kube-version", fix="write 1.33"
+        )
+    key = (int(match.group(1)), int(match.group(2)))
+    available = kube_versions()
+    older = [v for v in available if tuple(int(p) for p in v.split(".")) <= key]
+    return older[-1] if older else available[0]
+
+
+def _problem(
+    manifest: Manifest,
+    path: KeyPath,
+    message: str,
+    fix: str,
+    severity: Severity = "error",
+    *,
+    expected: str,
+) -> ValidationProblem:
+    return ValidationProblem(
+        location=manifest.line_of(path),
+        path=path,
+        ref=manifest.ref,
+        message=message,
+        fix=fix,
+        severity=severity,
+        expected=expected,
+    )
+
+
+def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProblem]:
+    if not manifest.api_version or not manifest.kind:
+        missing = [
+            key for key, value in (("apiVersion", manifest.api_version), ("kind", manifest.kind))
+        ]
+        missing = [key for key in missing if not isinstance(manifest.body.get(key), str)]
+        yield _problem(
+            manifest,
+            (),
+            f"missing {' and '.join(missing)}",
+            "every object needs apiVersion and kind, e.g. apiVersion: apps/v1, kind: Deployment",
+            expected="apiVersion and kind",
+        )
+        return
+    validator = _validator_for(manifest.api_version, manifest.kind, version)
+    if validator is None:
+        others = _core_api_versions(manifest.kind, version)
+        if others:
+            yield _problem(
+                manifest,
+                ("apiVersion",),
+                f"Kubernetes {version} has no {manifest.kind} in {manifest.api_version}",
+                f"use apiVersion: {others[0]}",
+                expected=" or ".join(others),
+            )
+        else:
+            yield _problem(
+                manifest,
+                ("kind",),
+                f"no schema known for {manifest.api_version} {manifest.kind}; not validated",
+                "nothing, if this kind's CRD is installed in the cluster",
+                severity="warning",
+                expected="a kind with a known schema",
+            )
+        return
+    found = [
+        problem
+        for error in validator.iter_errors(manifest.body)
+        for problem in _explain(manifest, _deepest(error))
+    ]
+    found.extend(_quantity_problems(manifest))
+    yield from sorted(found, key=lambda problem: (problem.location, problem.path.__repr__()))
+
+
+def _deepest(error: SchemaError) -> SchemaError:
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        best: SchemaError | None = best_match(error.context)
+        if best is not None:
+            return best
+    return error
+
+
+def _explain(manifest: Manifest, error: SchemaError) -> Iterator[ValidationProblem]:
+    path: KeyPath = tuple(error.absolute_path)
+    value = error.instance
+    kind = error.validator
+    shown = _show(value)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    rule: Any = error.validator_value
+    if kind == "additionalProperties" and isinstance(value, dict):
+        known = list((schema.get("properties") or {}).keys())
+        for key in sorted(set(value) - set(known)):
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            fix = f"did you mean {close[0]}?" if close else f"remove {key}"
+            if not close and known:
+                fix += f" (allowed here: {', '.join(sorted(known)[:12])})"
+            yield _problem(
+                manifest, (*path, key), f"unknown field {key!r}", fix, expected="a known field"
+            )
+        return
+    if kind == "required":
+        missing = str(error.message).split("'")[1] if "'" in error.message else "a key"
+        yield _problem(
+            manifest,
+            path,
+            f"missing required field {missing!r} in {format_path(path)}",
+            f"add {missing}",
+            expected=f"a {missing} key",
+        )
+        return
+    if kind == "type":
+        expected = _types(rule)
+        yield _problem(
+            manifest,
+            path,
+            f"expected {expected}, got {shown}",
+            _type_fix(value, expected),
+            expected=expected,
+        )
+        return
+    if kind in ("enum", "const"):
+        allowed = list(rule) if kind == "enum" else [rule]
+        choices = ", ".join(str(v) for v in allowed if v is not None)
+        close = (
+            difflib.get_close_matches(str(value), [str(v) for v in allowed], n=1)
+            if value is not None
+            else []
+        )
+        fix = f"did you mean {close[0]}?" if close else f"use one of: {choices}"
+        yield _problem(
+            manifest,
+            path,
+            f"expected one of {choices}; got {shown}",
+            fix,
+            expected=f"one of {choices}",
+        )
+        return
+    if is_templated(value):
+        yield _problem(
+            manifest,
+            path,
+            f"holds a template placeholder {shown}",
+            "render the template before applying",
+            expected="a rendered value",
+        )
+        return
+    yield _problem(
+        manifest,
+        path,
+        f"{error.message} (JSON schema rule {kind!r})",
+        f"change {format_path(path) or 'the object'} to satisfy the schema",
+        expected=f"{kind} {rule!r}",
+    )
+
+
+def _types(value: Any) -> str:
+    names = [value] if isinstance(value, str) else list(value)
+    words = {
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "object": "a mapping",
+        "array": "a list",
+    }
+    return " or ".join(words.get(name, name) for name in names if name != "null")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else repr(value[:57] + "...")
+    return repr(value)
+
+
+def _type_fix(value: Any, expected: str) -> str:
+    if is_templated(value):
+        return "render the template before applying"
+    if expected == "a string" and isinstance(value, bool | int | float):
+        text = _show(value)
+        read_as = "a boolean" if isinstance(value, bool) else "a number"
+        return f"quote it: '{text}' (YAML reads {text} unquoted as {read_as})"
+    if expected in ("an integer", "a number") and isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return f"write {expected}"
+        return f"remove the quotes: {value}"
+    if expected == "true or false" and isinstance(value, str):
+        return f"write true or false without quotes, not {value!r}"
+    return f"write {expected}"
+
+
+def _quantity_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
+    base = _POD_SPEC_PATHS.get(manifest.kind)
+    if base is None:
+        return
+    for group in ("containers", "initContainers"):
+        containers = manifest.get((*base, group))
+        if not isinstance(containers, list):
+            continue
+        for index, container in enumerate(containers):
+            resources_ = container.get("resources") if isinstance(container, dict) else None
+            if not isinstance(resources_, dict):
+                continue
+            for section in ("requests", "limits"):
+                values = resources_.get(section)
+                if not isinstance(values, dict):
+                    continue
+                for name, amount in values.items():
+                    if is_templated(amount) or isinstance(amount, bool):
+                        continue
+                    try:
+                        parse_quantity(amount)
+                    except (ValueError, TypeError):
+                        path = (*base, group, index, "resources", section, name)
+                        yield _problem(
+                            manifest,
+                            path,
+                            f"{amount!r} is not a resource quantity",
+                            "write a quantity such as 1, 500m, 512Mi or 2Gi",
+                            expected="a resource quantity",
+                        )
+
+
+@cache
+def _definitions(version: str) -> Resource[Any]:
+    folder = resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
+    text = folder.joinpath(f"v{version}.0-local-strict").joinpath("_definitions.json").read_text()
+    return Resource.from_contents(json.loads(text))
+
+
+@cache
+def _core_files(version: str) -> dict[tuple[str, str, str], str]:
+    """``(group's first word, kind in lower case, version) -> file`` for a schema version,
+    from names such as ``deployment-apps-v1.json`` and ``service-v1.json``."""
+    folder = resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
+    pattern = re.compile(r"([a-z0-9]+)-(?:([a-z0-9]+)-)?(v\d+(?:(?:alpha|beta)\d+)?)\.json")
+    found: dict[tuple[str, str, str], str] = {}
+    for entry in folder.joinpath(f"v{version}.0-local-strict").iterdir():
+        match = pattern.fullmatch(entry.name)
+        if match:
+            found[(match.group(2) or "", match.group(1), match.group(3))] = entry.name
+    return found
+
+
+def _core_api_versions(kind: str, version: str) -> list[str]:
+    lowered = kind.lower()
+    found = []
+    for (_, name, _), file in _core_files(version).items():
+        if name != lowered:
+            continue
+        for gvk in _core_schema(version, file).get("x-kubernetes-group-version-kind") or []:
+            if gvk.get("kind") == kind:
+                group = gvk.get("group") or ""
+                found.append(f"{group}/{gvk['version']}" if group else gvk["version"])
+    return sorted(set(found))
+
+
+@cache
+def _core_schema(version: str, file: str) -> dict[str, Any]:
+    folder = resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
+    data: dict[str, Any] = json.loads(
+        folder.joinpath(f"v{version}.0-local-strict").joinpath(file).read_text()
+    )
+    return data
+
+
+@cache
+def _validator_for(api_version: str, kind: str, version: str) -> jsonschema.Validator | None:
+    crd_file = CRD_SCHEMAS.get(f"{api_version}/{kind}")
+    registry: Registry[Any] = Registry().with_resource(_DEFS_ID, _definitions(version))
+    if crd_file is not None:
+        raw = json.loads(
+            resources.files("gpuscale.manifests").joinpath("schemas", crd_file).read_text()
+        )
+        schema = _structural(raw)
+        schema["properties"]["metadata"] = {"$ref": _OBJECT_META}
+        schema["properties"]["apiVersion"] = {"type": "string", "enum": [api_version]}
+        schema["properties"]["kind"] = {"type": "string", "enum": [kind]}
+        schema["required"] = sorted({*schema.get("required", []), "apiVersion", "kind", "metadata"})
+        return jsonschema.Draft202012Validator(schema, registry=registry)
+    group, _, short = api_version.rpartition("/")
+    file = _core_files(version).get((group.split(".", 1)[0], kind.lower(), short))
+    if file is None:
+        return None
+    schema = _core_schema(version, file)
+    gvks = schema.get("x-kubernetes-group-version-kind") or []
+    if not any(g.get("kind") == kind and g.get("group", "") == group for g in gvks):
+        return None
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def _structural(node: Any) -> Any:
+    """A CRD structural schema as a JSON schema that rejects unknown fields."""
+    if isinstance(node, list):
+        return [_structural(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    result = {key: _structural(value) for key, value in node.items() if not key.startswith("x-")}
+    if node.get("nullable") and isinstance(node.get("type"), str):
+        result["type"] = [node["type"], "null"]
+    result.pop("nullable", None)
+    if (
+        "properties" in node
+        and "additionalProperties" not in node
+        and not node.get("x-kubernetes-preserve-unknown-fields")
+    ):
+        result["additionalProperties"] = False
+    if node.get("x-kubernetes-int-or-string") and "anyOf" not in node:
+        result["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    return result

@@ -1,0 +1,371 @@
+"""The corrected manifest set ``gpuscale init`` writes: the tutorial's system done right.
+
+:func:`scaffold` is pure: options in, files (name and text) out; the CLI writes them.
+Each object carries comments that say why it is written the way it is, keyed to the
+mistakes ``examples/tutorial/README.md`` lists:
+
+- Deployment: the workload image (entrypoint ``gpuscale app``), GPU request = limit, the
+  provider's real GPU node label (DOKS: ``doks.digitalocean.com/gpu-brand``), a toleration
+  for the GPU taint only, a readiness probe on ``/readyz``.
+- Service: selects the pods, names its port so the ServiceMonitor can refer to it.
+- ServiceMonitor: in the app's namespace, labelled ``release: <kube-prometheus-stack
+  release>`` so that Prometheus selects it, with a namespaceSelector naming that namespace.
+- ScaledObject: a query summed over the workload's own series (scoped by namespace and
+  service) with ``metricType: AverageValue``, so the HPA divides by the replica count
+  once; ``ignoreNullValues: "false"`` so a broken scrape is an error, not a silent 0; an
+  explicit HPA behavior instead of a ``cooldownPeriod`` that min ≥ 1 would ignore.
+- ``gpuscale.yaml``: the profile for the same setup.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gpuscale import __version__
+from gpuscale.errors import InputError
+from gpuscale.manifests._model import KeyPath
+from gpuscale.manifests._render import render
+
+__all__ = ["DEFAULT_IMAGE", "ScaffoldFile", "ScaffoldOptions", "scaffold", "scaffold_objects"]
+
+DEFAULT_IMAGE = "ghcr.io/gpuscale/gpuscale"
+"""The workload image (tag: the gpuscale version); its entrypoint is ``gpuscale app``."""
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+_GPU_RESOURCE = {"amd": "amd.com/gpu", "nvidia": "nvidia.com/gpu"}
+_DOKS_GPU_SIZE = {"amd": "gpu-mi300x1-192gb", "nvidia": "gpu-h100x1-80gb"}
+
+
+@dataclass(frozen=True)
+class ScaffoldOptions:
+    """What ``gpuscale init`` asks for."""
+
+    name: str
+    """Name of the Deployment, Service, ServiceMonitor and ScaledObject (a DNS label)."""
+    namespace: str
+    """Namespace of all four objects."""
+    gpu: Literal["amd", "nvidia"] = "amd"
+    """GPU vendor: decides the resource (``amd.com/gpu``), taint and node label value."""
+    provider: Literal["doks", "generic"] = "doks"
+    """``doks`` selects nodes by DOKS' ``gpu-brand`` label; ``generic`` relies on the GPU
+    request alone (no portable GPU node label exists across providers)."""
+    image: str = f"{DEFAULT_IMAGE}:{__version__}"
+    """Container image whose entrypoint is ``gpuscale app``."""
+    port: int = 8080
+    """Port ``gpuscale app`` listens on."""
+    metric: str = "my_custom_gauge"
+    """The gauge the workload exports and the ScaledObject scales on."""
+    threshold: float = 80.0
+    """Target value of the summed metric per replica (KEDA ``threshold``)."""
+    min_replicas: int = 1
+    """Lowest replica count; at least 1, since the metric comes from the pods themselves."""
+    max_replicas: int = 8
+    """Highest replica count (each replica holds one GPU)."""
+    prometheus_release: str = "prometheus"
+    """Helm release name of kube-prometheus-stack (the ServiceMonitor's ``release`` label)."""
+    prometheus_namespace: str = "monitoring"
+    """Namespace kube-prometheus-stack runs in (the query's server address)."""
+
+    def check(self) -> None:
+        """Raise :class:`InputError` (naming the flag) for an option Kubernetes would reject."""
+        for flag, value in (("--name", self.name), ("--namespace", self.namespace)):
+            if not _DNS_LABEL.match(value):
+                raise InputError(
+                    f"{value!r} is not a valid Kubernetes name",
+                    where=flag,
+                    fix="use at most 63 lower-case letters, digits and '-', starting and "
+                    "ending with a letter or digit",
+                )
+        if not _DNS_LABEL.match(self.prometheus_namespace):
+            raise InputError(
+                f"{self.prometheus_namespace!r} is not a valid namespace",
+                where="--prometheus-namespace",
+                fix="use a DNS label such as monitoring",
+            )
+        if self.min_replicas < 1:
+            raise InputError(
+                f"min replicas {self.min_replicas} is below 1",
+                where="--min-replicas",
+                fix="use 1 or more: the scaling metric comes from the pods themselves, so at "
+                "0 replicas there is no series and nothing can scale the workload back up",
+            )
+        if self.max_replicas < self.min_replicas:
+            raise InputError(
+                f"max replicas {self.max_replicas} is below min replicas {self.min_replicas}",
+                where="--max-replicas",
+                fix="raise --max-replicas",
+            )
+        if not self.threshold > 0:
+            raise InputError(
+                f"threshold {self.threshold:g} must be above 0",
+                where="--threshold",
+                fix="use the metric value one replica should handle, e.g. 80",
+            )
+        if not re.fullmatch(r"[a-zA-Z_:][a-zA-Z0-9_:]*", self.metric):
+            raise InputError(
+                f"{self.metric!r} is not a Prometheus metric name",
+                where="--metric",
+                fix="use letters, digits, '_' and ':', not starting with a digit",
+            )
+
+
+@dataclass(frozen=True)
+class ScaffoldFile:
+    """One file ``gpuscale init`` writes."""
+
+    name: str
+    """Path inside the target directory: ``manifests/<kind>.yaml`` for the four manifests
+    (so that ``kubectl apply -f DIR/manifests`` takes them) and ``gpuscale.yaml``."""
+    text: str
+    """Its content."""
+    manifest: bool = True
+    """Whether it holds Kubernetes objects (``False`` for the profile)."""
+
+
+def _labels(options: ScaffoldOptions) -> dict[str, str]:
+    return {"app.kubernetes.io/name": options.name}
+
+
+def _threshold(value: float) -> str:
+    return f"{value:g}"
+
+
+def scaffold_objects(
+    options: ScaffoldOptions,
+) -> list[tuple[str, dict[str, Any], dict[KeyPath, str]]]:
+    """``(file name, object, comments by key path)`` for the four manifests."""
+    options.check()
+    labels = _labels(options)
+    resource = _GPU_RESOURCE[options.gpu]
+    pod_spec: dict[str, Any] = {}
+    pod_comments: dict[KeyPath, str] = {}
+    spec_path: KeyPath = ("spec", "template", "spec")
+    if options.provider == "doks":
+        pod_spec["nodeSelector"] = {"doks.digitalocean.com/gpu-brand": options.gpu}
+        pod_comments[(*spec_path, "nodeSelector")] = (
+            "DOKS labels its GPU nodes doks.digitalocean.com/gpu-brand: amd|nvidia."
+        )
+    else:
+        pod_comments[(*spec_path, "tolerations")] = (
+            "No nodeSelector: no GPU node label is common to all providers, and the\n"
+            f"{resource} request below already keeps the pod off nodes without GPUs."
+        )
+    pod_spec["tolerations"] = [{"key": resource, "operator": "Exists", "effect": "NoSchedule"}]
+    if options.provider == "doks":
+        pod_comments[(*spec_path, "tolerations")] = (
+            f"DOKS taints GPU nodes {resource}:NoSchedule; tolerate that taint and no other\n"
+            "(not CriticalAddonsOnly, which is for system add-ons)."
+        )
+    pod_spec["terminationGracePeriodSeconds"] = 30
+    pod_spec["securityContext"] = {"runAsNonRoot": True}
+    container_path: KeyPath = (*spec_path, "containers", 0)
+    pod_spec["containers"] = [
+        {
+            "name": "app",
+            "image": options.image,
+            "args": ["--port", str(options.port)],
+            "ports": [{"name": "http", "containerPort": options.port}],
+            "readinessProbe": {
+                "httpGet": {"path": "/readyz", "port": "http"},
+                "periodSeconds": 5,
+            },
+            "livenessProbe": {
+                "httpGet": {"path": "/healthz", "port": "http"},
+                "periodSeconds": 10,
+            },
+            "resources": {
+                "requests": {"cpu": "100m", "memory": "128Mi", resource: 1},
+                "limits": {"memory": "256Mi", resource: 1},
+            },
+        }
+    ]
+    pod_comments[(*container_path, "image")] = (
+        "The image runs `gpuscale app`: nothing is compiled or installed at start."
+    )
+    pod_comments[(*container_path, "resources")] = "GPUs are whole and not shared: request = limit."
+    pod_comments[(*container_path, "readinessProbe")] = (
+        "Ready only when serving, so the Service and the HPA count it only then."
+    )
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
+        "spec": {
+            "replicas": options.min_replicas,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+        },
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
+        "spec": {
+            "selector": labels,
+            "ports": [{"name": "http", "port": options.port, "targetPort": "http"}],
+        },
+    }
+    service_comments: dict[KeyPath, str] = {
+        ("spec", "ports"): "The ServiceMonitor's endpoint refers to this port by its name."
+    }
+    monitor = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {
+            "name": options.name,
+            "namespace": options.namespace,
+            "labels": {**labels, "release": options.prometheus_release},
+        },
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "namespaceSelector": {"matchNames": [options.namespace]},
+            "endpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}],
+        },
+    }
+    monitor_comments: dict[KeyPath, str] = {
+        ("metadata", "labels"): (
+            "kube-prometheus-stack's Prometheus selects ServiceMonitors labelled\n"
+            f"release: <its Helm release name> ({options.prometheus_release} here)."
+        ),
+        ("spec", "namespaceSelector"): "Where the Service is: this app's namespace.",
+        ("spec", "endpoints"): "Scraped every 15s, as often as the HPA reads the metric.",
+    }
+    server = f"http://prometheus-operated.{options.prometheus_namespace}.svc.cluster.local:9090"
+    query = f'sum({options.metric}{{namespace="{options.namespace}", service="{options.name}"}})'
+    trigger_path: KeyPath = ("spec", "triggers", 0)
+    scaled = {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": options.name, "namespace": options.namespace},
+        "spec": {
+            "scaleTargetRef": {"name": options.name},
+            "pollingInterval": 30,
+            "minReplicaCount": options.min_replicas,
+            "maxReplicaCount": options.max_replicas,
+            "advanced": {
+                "horizontalPodAutoscalerConfig": {
+                    "behavior": {
+                        "scaleUp": {
+                            "stabilizationWindowSeconds": 0,
+                            "policies": [{"type": "Pods", "value": 2, "periodSeconds": 60}],
+                        },
+                        "scaleDown": {
+                            "stabilizationWindowSeconds": 600,
+                            "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}],
+                        },
+                    }
+                }
+            },
+            "triggers": [
+                {
+                    "type": "prometheus",
+                    "metricType": "AverageValue",
+                    "metadata": {
+                        "serverAddress": server,
+                        "query": query,
+                        "threshold": _threshold(options.threshold),
+                        "ignoreNullValues": "false",
+                    },
+                }
+            ],
+        },
+    }
+    scaled_comments: dict[KeyPath, str] = {
+        ("spec", "minReplicaCount"): (
+            "No cooldownPeriod: with minReplicaCount >= 1 KEDA never reads it; scale-down\n"
+            "pacing is the HPA behavior below."
+        ),
+        ("spec", "advanced"): (
+            "Scale down slowly: a GPU node added for a replica lives 10-20 min anyway\n"
+            "(cluster-autoscaler scale-down delays), so flapping only costs start-ups."
+        ),
+        (*trigger_path, "metricType"): (
+            "AverageValue: the HPA wants ceil(query / threshold) replicas, so the query\n"
+            "is the total over all pods, not already divided by the replica count."
+        ),
+        (*trigger_path, "metadata", "query"): (
+            "Scoped to this workload's series; sum() returns exactly one."
+        ),
+        (*trigger_path, "metadata", "ignoreNullValues"): (
+            "An empty result (no scrape) is an error KEDA reports, not a silent 0."
+        ),
+    }
+    return [
+        ("manifests/deployment.yaml", deployment, pod_comments),
+        ("manifests/service.yaml", service, service_comments),
+        ("manifests/servicemonitor.yaml", monitor, monitor_comments),
+        ("manifests/scaledobject.yaml", scaled, scaled_comments),
+    ]
+
+
+def scaffold(options: ScaffoldOptions) -> tuple[ScaffoldFile, ...]:
+    """The files of a corrected set: four manifests and ``gpuscale.yaml``."""
+    files = [
+        ScaffoldFile(name, render([body], comments={0: comments}))
+        for name, body, comments in scaffold_objects(options)
+    ]
+    files.append(ScaffoldFile("gpuscale.yaml", _profile_text(options), manifest=False))
+    return tuple(files)
+
+
+def _profile_text(options: ScaffoldOptions) -> str:
+    resource = _GPU_RESOURCE[options.gpu]
+    if options.provider == "doks":
+        pools = f"""\
+node_pools:
+  # Prometheus, KEDA, kube-system and other non-GPU pods.
+  - name: general
+    size: s-4vcpu-8gb
+    count: 2
+  # GPU vendor, GPUs per node, vCPU, memory and price come from the size's catalogue
+  # entry; DOKS adds the gpu-brand/gpu-model/node-pool labels and the {resource} taint.
+  - name: gpu
+    size: {_DOKS_GPU_SIZE[options.gpu]}
+    min_nodes: 0
+    max_nodes: {options.max_replicas}
+    provisioning_time: 10m
+"""
+    else:
+        pools = f"""\
+node_pools:
+  - name: general
+    size: general-node
+    gpu: none
+    cpu: 4
+    memory: 16Gi
+    price_per_hour: 0.20   # your provider's price
+    count: 2
+  - name: gpu
+    size: gpu-node
+    gpu: {options.gpu}
+    gpus_per_node: 1
+    cpu: 16
+    memory: 128Gi
+    price_per_hour: 2.50   # your provider's price
+    taints:
+      - key: {resource}
+        effect: NoSchedule
+    min_nodes: 0
+    max_nodes: {options.max_replicas}
+    provisioning_time: 10m
+"""
+    return f"""\
+# gpuscale profile: what the manifests do not say. Every key is optional;
+# `gpuscale profile show gpuscale.yaml` prints the effective values, docs/profile.md
+# explains each one.
+cluster:
+  provider: {options.provider}
+{pools}prometheus:
+  release: {options.prometheus_release}
+  namespace: {options.prometheus_namespace}
+  scrape_interval: 30s
+workloads:
+  {options.name}:
+    image_pull_time: 20s
+    startup_time: 5s
+    concurrency: 4
+    service_time: 200ms
+    latency_target: 1s
+"""

@@ -1,0 +1,203 @@
+"""Read ``gpuscale.yaml`` into a :class:`Profile`, with one-line errors naming file:line.
+
+The YAML is read with the manifest loader's parser, which keeps the line of every key;
+pydantic's error locations (``("node_pools", 0, "max_nodes")``) are then mapped to the
+line of that key (or of its nearest written ancestor, for a missing key), and the first
+error, in file order, becomes a :class:`ProfileError` with the fix (a did-you-mean for a
+misspelt key).
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from gpuscale.errors import ManifestError, ProfileError
+from gpuscale.manifests import KeyPath, Location, format_path, parse_yaml
+from gpuscale.profile._model import Profile
+
+__all__ = ["load_profile", "load_profile_text"]
+
+_CATALOGUE_FIELDS = ("gpu", "gpus_per_node", "cpu", "memory", "price_per_hour")
+
+
+def load_profile(path: str | Path) -> Profile:
+    """The profile in the file ``path``; raises :class:`ProfileError` for any problem."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProfileError(
+            "no such file",
+            where=str(file),
+            fix="create it with gpuscale init, or pass the right path",
+        ) from None
+    except IsADirectoryError:
+        raise ProfileError(
+            "is a directory", where=str(file), fix="pass the profile file, e.g. DIR/gpuscale.yaml"
+        ) from None
+    except UnicodeDecodeError:
+        raise ProfileError("not UTF-8 text", where=str(file), fix="save it as UTF-8") from None
+    except OSError as exc:
+        raise ProfileError(
+            f"cannot read: {exc.strerror or exc}", where=str(file), fix="check the permissions"
+        ) from None
+    return load_profile_text(text, str(file))
+
+
+def load_profile_text(text: str, source: str) -> Profile:
+    """The profile in ``text`` (named ``source`` in errors). An empty text is all defaults."""
+    try:
+        documents = parse_yaml(text, source)
+    except ManifestError as exc:
+        raise ProfileError(exc.message, where=exc.where, fix=exc.fix) from None
+    if len(documents) > 1:
+        raise ProfileError(
+            "a profile is one YAML document, found several",
+            where=str(documents[1].start),
+            fix="remove the extra --- documents",
+        )
+    if not documents:
+        return Profile.default()
+    document = documents[0]
+    if not isinstance(document.body, dict):
+        raise ProfileError(
+            "a profile must be a mapping of sections (cluster, node_pools, ...)",
+            where=str(document.start),
+            fix="start with e.g. cluster: {provider: doks}",
+        )
+    try:
+        return Profile.model_validate(document.body)
+    except ValidationError as exc:
+        raise _first_error(exc, document.body, document.positions, document.start) from None
+
+
+def _first_error(
+    exc: ValidationError,
+    body: dict[str, Any],
+    positions: Mapping[KeyPath, Location],
+    start: Location,
+) -> ProfileError:
+    converted = list(dict.fromkeys(_convert(e, body, positions, start) for e in exc.errors()))
+    converted.sort(key=lambda item: (item[0].line, item[0].column))
+    where, message, fix = converted[0]
+    more = len(converted) - 1
+    if more:
+        message += f" (and {more} more problem{'s' if more > 1 else ''})"
+    return ProfileError(message, where=str(where), fix=fix)
+
+
+def _locate(path: KeyPath, positions: Mapping[KeyPath, Location], start: Location) -> Location:
+    probe = path
+    while probe:
+        if probe in positions:
+            return positions[probe]
+        probe = probe[:-1]
+    return start
+
+
+def _convert(
+    error: ErrorDetails,
+    body: dict[str, Any],
+    positions: Mapping[KeyPath, Location],
+    start: Location,
+) -> tuple[Location, str, str]:
+    path: KeyPath = tuple(part for part in error["loc"] if isinstance(part, str | int))
+    kind = error["type"]
+    where = _locate(path, positions, start)
+    name = format_path(path)
+    if kind == "extra_forbidden":
+        known = _fields_at(path[:-1])
+        key = str(path[-1])
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        parent = format_path(path[:-1]) if path[:-1] else "the profile"
+        fix = f"did you mean {close[0]}?" if close else f"remove it; known keys: {', '.join(known)}"
+        return where, f"unknown key {key!r} in {parent}", fix
+    if kind == "missing":
+        key = str(path[-1])
+        parent_path = path[:-1]
+        if len(parent_path) == 2 and parent_path[0] == "node_pools" and key in _CATALOGUE_FIELDS:
+            size = _value(body, (*parent_path, "size"))
+            where = _locate((*parent_path, "size"), positions, start)
+            return (
+                where,
+                f"size {size!r} is not in the catalogue, so {format_path(parent_path)} "
+                "must say what its nodes offer",
+                "set gpu, gpus_per_node, cpu, memory and price_per_hour on the pool, "
+                "or add the size under catalogue:",
+            )
+        return (
+            where,
+            f"missing key {key!r} in {format_path(parent_path) or 'the profile'}",
+            (f"add {key}: ..."),
+        )
+    message = str(error["msg"])
+    for pydantic_word, ours in (("a valid tuple", "a list"), ("a valid dictionary", "a mapping")):
+        message = message.replace(pydantic_word, ours)
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    given = error.get("input")
+    shown = "" if isinstance(given, dict | list) or repr(given) in message else f" (got {given!r})"
+    if " — " in message:
+        message, fix = message.split(" — ", 1)
+        shown = ""
+    else:
+        fix = _fix_for(kind, message, name)
+    return where, f"{name or 'the profile'}: {message}{shown}", fix
+
+
+def _fix_for(kind: str, message: str, name: str) -> str:
+    if "duration" in message:
+        return "write a duration such as 30s, 5m or 1h30m"
+    if "quantity" in message:
+        return "write a quantity such as 8Gi or 512Mi"
+    if message.startswith("Input should be "):
+        wanted = message[len("Input should be ") :].split(",", 1)[0]
+        if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+            return f"write a value {wanted}"
+        return f"write {wanted}"
+    return f"change {name}"
+
+
+def _value(body: Any, path: KeyPath) -> Any:
+    node = body
+    for part in path:
+        if isinstance(node, dict) and isinstance(part, str):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            node = node[part]
+        else:
+            return None
+    return node
+
+
+def _fields_at(path: KeyPath) -> list[str]:
+    """Field names of the model found at ``path`` inside :class:`Profile`."""
+    model: type[BaseModel] | None = Profile
+    for part in path:
+        if model is None:
+            return []
+        if isinstance(part, int) or part not in model.model_fields:
+            continue
+        model = _model_in(model.model_fields[part].annotation)
+    return list(model.model_fields) if model is not None else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    origin = typing.get_origin(annotation)
+    if origin is None and not isinstance(annotation, types.UnionType):
+        return None
+    for argument in typing.get_args(annotation):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None

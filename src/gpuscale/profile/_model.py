@@ -1,0 +1,519 @@
+"""The profile's schema: what ``gpuscale.yaml`` may say, its defaults, and why.
+
+Every model is frozen and forbids unknown keys; every field's docstring is its
+description (``docs/profile.md`` is the reference built from the same facts). Durations
+are written as ``30s``/``5m``/``1h30m`` and held as seconds; memory as ``8Gi`` and held
+as bytes; prices in US dollars per hour.
+
+Node-pool fields a size slug implies (GPU vendor and model, GPUs per node, vCPUs,
+memory, price) and the labels and taints the provider puts on its nodes are filled in
+before validation from the catalogue (``gpuscale.profile.catalogue`` plus the profile's
+own ``catalogue:`` entries) and the provider, so the validated profile always holds the
+effective values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    model_validator,
+)
+
+from gpuscale.manifests import Taint
+from gpuscale.profile.catalogue import GpuVendor, Size, size_for
+from gpuscale.units import format_duration, parse_duration, parse_quantity
+
+__all__ = [
+    "DOKS_LABEL_DOMAIN",
+    "AutoscalerSpec",
+    "CatalogueEntry",
+    "ClusterSpec",
+    "HpaSpec",
+    "KedaSpec",
+    "NodePool",
+    "Profile",
+    "PrometheusSpec",
+    "TaintSpec",
+    "WorkloadSpec",
+]
+
+DOKS_LABEL_DOMAIN = "doks.digitalocean.com"
+"""Domain of the labels DOKS puts on its nodes (``gpu-brand``, ``gpu-model``, ``node-pool``)."""
+
+_GPU_RESOURCE = {"amd": "amd.com/gpu", "nvidia": "nvidia.com/gpu"}
+
+
+def _seconds(value: Any) -> Any:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return parse_duration(value)
+    if isinstance(value, bool):
+        raise ValueError(f"expected a duration such as 30s or 5m, got {value!r}")
+    return value
+
+
+def _bytes(value: Any) -> Any:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return parse_quantity(value)
+    return value
+
+
+def _format_bytes(value: float) -> str:
+    for suffix, size in (("Ti", 1024.0**4), ("Gi", 1024.0**3), ("Mi", 1024.0**2)):
+        if value >= size and (value / size) == int(value / size):
+            return f"{int(value / size)}{suffix}"
+    return f"{value:g}"
+
+
+Duration = Annotated[
+    float,
+    BeforeValidator(_seconds),
+    PlainSerializer(format_duration, return_type=str, when_used="json"),
+    Field(ge=0),
+]
+"""Seconds, written as ``30s``, ``5m``, ``1h30m``, ``250ms`` or a bare number of seconds."""
+
+Memory = Annotated[
+    float,
+    BeforeValidator(_bytes),
+    PlainSerializer(_format_bytes, return_type=str, when_used="json"),
+    Field(gt=0),
+]
+"""Bytes, written as a Kubernetes quantity: ``8Gi``, ``512Mi``, ``16G``."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class ClusterSpec(_Model):
+    """The cluster, as ``gpuscale cluster create`` makes it and labels/taints depend on."""
+
+    provider: Literal["doks", "generic"] = "doks"
+    """``doks`` (DigitalOcean Kubernetes: node labels, taints and prices as DOKS sets them)
+    or ``generic`` (any cluster: only the labels and taints written here)."""
+    name: str = "gpuscale"
+    """Cluster name (DOKS: the name of the cluster to create or use)."""
+    region: str = "tor1"
+    """DigitalOcean region slug; the tutorial recommends TOR1, NYC2 or ATL1 for GPUs.
+    Which region has which GPU changes: ``gpuscale cluster create`` checks ``/v2/sizes``."""
+    version: str = "latest"
+    """DOKS version slug (``1.33.1-do.0``), a minor version (``1.33``) or ``latest``."""
+    vpc_uuid: str | None = None
+    """VPC to create the cluster in; ``None`` uses the region's default VPC."""
+
+
+class TaintSpec(_Model):
+    """A taint the provider (or you) put on every node of a pool."""
+
+    key: str = Field(min_length=1)
+    """Taint key, e.g. ``amd.com/gpu``."""
+    value: str = ""
+    """Taint value; DOKS GPU taints have none."""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    """What the taint does to pods that do not tolerate it."""
+
+    def to_taint(self) -> Taint:
+        """The same taint as the manifest views use it."""
+        return Taint(key=self.key, value=self.value, effect=self.effect)
+
+
+class CatalogueEntry(_Model):
+    """A Droplet (or any machine) size, adding to or overriding the built-in catalogue."""
+
+    slug: str = Field(min_length=1)
+    """Size slug as the provider names it, e.g. ``gpu-mi300x1-192gb``."""
+    gpu_vendor: GpuVendor = "none"
+    """``amd``, ``nvidia`` or ``none``."""
+    gpu_model: str | None = None
+    """GPU model as the provider's ``gpu-model`` node label spells it, e.g. ``mi300x``."""
+    gpus: int = Field(default=0, ge=0)
+    """GPUs per node."""
+    vcpus: float = Field(gt=0)
+    """vCPUs per node."""
+    memory: Memory
+    """Memory per node."""
+    price_per_hour: float = Field(ge=0)
+    """US dollars per node-hour."""
+    prices_read: str | None = None
+    """When the price was read (``YYYY-MM-DD``), for the record."""
+
+    def to_size(self) -> Size:
+        """As a catalogue :class:`Size`."""
+        return Size(
+            slug=self.slug,
+            gpu_vendor=self.gpu_vendor,
+            gpu_model=self.gpu_model,
+            gpus=self.gpus,
+            vcpus=self.vcpus,
+            memory=self.memory,
+            price_per_hour=self.price_per_hour,
+            prices_read=self.prices_read or "",
+        )
+
+
+class NodePool(_Model):
+    """A node pool: what its nodes offer, how they are labelled and tainted, how many."""
+
+    name: str = Field(min_length=1)
+    """Pool name (DOKS puts it on each node as ``doks.digitalocean.com/node-pool``)."""
+    size: str = Field(min_length=1)
+    """Size slug; its GPU, vCPU, memory and price come from the catalogue unless written."""
+    gpu: GpuVendor
+    """GPU vendor of the nodes: ``amd``, ``nvidia`` or ``none``; default from the size."""
+    gpu_model: str | None = None
+    """GPU model label value, default from the size."""
+    gpus_per_node: int = Field(ge=0)
+    """GPUs each node offers as ``amd.com/gpu``/``nvidia.com/gpu``; default from the size."""
+    cpu: float = Field(gt=0)
+    """Allocatable vCPUs per node; default: the size's vCPUs (an upper bound: the kubelet
+    and system pods reserve some)."""
+    memory: Memory
+    """Allocatable memory per node; default: the size's memory (an upper bound, as cpu)."""
+    labels: dict[str, str] = Field(default_factory=dict)
+    """Labels on every node: yours plus, on DOKS, ``doks.digitalocean.com/node-pool`` and for
+    GPU pools ``doks.digitalocean.com/gpu-brand`` and ``gpu-model``."""
+    taints: tuple[TaintSpec, ...] = ()
+    """Taints on every node; default on DOKS GPU pools: ``amd.com/gpu:NoSchedule`` or
+    ``nvidia.com/gpu:NoSchedule``; none otherwise. Write ``taints: []`` for none."""
+    count: int | None = Field(default=None, ge=0)
+    """Fixed number of nodes (no autoscaling). Exclusive with min_nodes/max_nodes."""
+    min_nodes: int | None = Field(default=None, ge=0)
+    """Autoscaling lower bound; 0 allowed (scale to zero). Default 0 when max_nodes is set."""
+    max_nodes: int | None = Field(default=None, ge=0)
+    """Autoscaling upper bound; needed unless count is set."""
+    price_per_hour: float = Field(ge=0)
+    """US dollars per node-hour; default from the size."""
+    provisioning_time: Duration
+    """From the autoscaler's scale-up decision to a Ready node with its GPUs allocatable.
+    Default 10m for GPU pools (reported GPU node start-ups range 5–15 min; none published
+    for DOKS) and 4m for CPU pools."""
+
+    @model_validator(mode="after")
+    def _check_counts(self) -> NodePool:
+        if self.count is not None and (self.min_nodes is not None or self.max_nodes is not None):
+            raise ValueError(
+                "count and min_nodes/max_nodes are both set — keep count (a fixed pool) "
+                "or min_nodes/max_nodes (autoscaling)"
+            )
+        if self.count is None and self.max_nodes is None:
+            raise ValueError(
+                "the pool has neither max_nodes nor count — set max_nodes (autoscaling) "
+                "or count (a fixed pool)"
+            )
+        if self.max_nodes is not None and (self.min_nodes or 0) > self.max_nodes:
+            raise ValueError(
+                f"min_nodes {self.min_nodes} is above max_nodes {self.max_nodes} — "
+                "lower min_nodes or raise max_nodes"
+            )
+        if self.gpu == "none" and self.gpus_per_node:
+            raise ValueError("gpus_per_node is set but gpu is none — set gpu: amd or gpu: nvidia")
+        if self.gpu != "none" and not self.gpus_per_node:
+            raise ValueError(f"gpu is {self.gpu} but gpus_per_node is 0 — set gpus_per_node")
+        return self
+
+    @property
+    def autoscaling(self) -> bool:
+        """Whether the cluster autoscaler manages this pool."""
+        return self.count is None
+
+    @property
+    def lowest(self) -> int:
+        """Fewest nodes the pool can have."""
+        return self.count if self.count is not None else (self.min_nodes or 0)
+
+    @property
+    def highest(self) -> int:
+        """Most nodes the pool can have."""
+        return self.count if self.count is not None else (self.max_nodes or 0)
+
+    @property
+    def gpu_resource(self) -> str | None:
+        """The extended resource its GPUs appear as (``amd.com/gpu``), or ``None``."""
+        return _GPU_RESOURCE.get(self.gpu)
+
+    @property
+    def node_taints(self) -> tuple[Taint, ...]:
+        """The taints as the manifest views use them."""
+        return tuple(taint.to_taint() for taint in self.taints)
+
+
+class AutoscalerSpec(_Model):
+    """Cluster-autoscaler timings. Defaults: upstream kubernetes/autoscaler flags (FAQ.md
+    flag table); DOKS exposes only the utilization threshold, the unneeded time and the
+    expanders, and is assumed to keep upstream values for the rest."""
+
+    scan_interval: Duration = 10.0
+    """How often the autoscaler looks for unschedulable pods and unneeded nodes
+    (``--scan-interval``)."""
+    scale_up_delay: Duration = 2.0
+    """How long a pod must be unschedulable before it triggers a scale-up
+    (``unschedulablePodTimeBuffer`` in core/static_autoscaler.go)."""
+    scale_up_delay_gpu: Duration = 30.0
+    """The same for pods that request GPUs (``unschedulablePodWithGpuTimeBuffer``: "nodes
+    with GPU are very expensive" so the autoscaler waits for more pods)."""
+    new_pod_scale_up_delay: Duration = 0.0
+    """Pods younger than this are ignored for scale-up (``--new-pod-scale-up-delay``)."""
+    scale_down_unneeded_time: Duration = 600.0
+    """A node must be unneeded this long before removal (``--scale-down-unneeded-time``)."""
+    scale_down_delay_after_add: Duration = 600.0
+    """No scale-down for this long after a scale-up (``--scale-down-delay-after-add``)."""
+    scale_down_delay_after_delete: Duration = 0.0
+    """No scale-down for this long after a node deletion."""
+    scale_down_delay_after_failure: Duration = 180.0
+    """No scale-down for this long after a failed one."""
+    scale_down_unready_time: Duration = 1200.0
+    """An unready node must be unneeded this long before removal."""
+    scale_down_utilization_threshold: float = Field(default=0.5, ge=0, le=1)
+    """A CPU node whose requested cpu and memory are both below this share of allocatable
+    is unneeded (``--scale-down-utilization-threshold``)."""
+    scale_down_gpu_utilization_threshold: float = Field(default=0.5, ge=0, le=1)
+    """The same for GPU nodes, on requested GPUs only
+    (``--scale-down-gpu-utilization-threshold``)."""
+    max_node_provision_time: Duration = 900.0
+    """A node not Ready by then counts as failed (``--max-node-provision-time``)."""
+    expander: Literal["random", "least-waste", "most-pods", "price", "priority"] = "random"
+    """Which pool to grow when several fit. Default: ``random`` on DOKS (DigitalOcean's
+    documented default), ``least-waste`` elsewhere (upstream's current default)."""
+
+
+class HpaSpec(_Model):
+    """kube-controller-manager's HPA settings (upstream defaults)."""
+
+    sync_period: Duration = 15.0
+    """How often the HPA recomputes (``--horizontal-pod-autoscaler-sync-period``)."""
+    tolerance: float = Field(default=0.1, ge=0)
+    """No scaling while the usage ratio is within 1 ± tolerance
+    (``--horizontal-pod-autoscaler-tolerance``)."""
+    downscale_stabilization: Duration = 300.0
+    """Default scale-down stabilization window when a behavior does not set one
+    (``--horizontal-pod-autoscaler-downscale-stabilization``)."""
+    cpu_initialization_period: Duration = 300.0
+    """``--horizontal-pod-autoscaler-cpu-initialization-period`` (resource metrics only)."""
+    initial_readiness_delay: Duration = 30.0
+    """``--horizontal-pod-autoscaler-initial-readiness-delay`` (resource metrics only)."""
+
+
+class PrometheusSpec(_Model):
+    """The Prometheus KEDA queries, as kube-prometheus-stack installs it."""
+
+    release: str = "prometheus"
+    """Helm release name of kube-prometheus-stack; its Prometheus only selects
+    ServiceMonitors labelled ``release: <release>`` (serviceMonitorSelectorNilUsesHelmValues)."""
+    namespace: str = "monitoring"
+    """Namespace kube-prometheus-stack is installed in."""
+    address: str = ""
+    """URL KEDA's prometheus trigger uses; default
+    ``http://prometheus-operated.<namespace>.svc.cluster.local:9090``."""
+    scrape_interval: Duration = 30.0
+    """Scrape interval of targets whose ServiceMonitor does not set one (the operator's
+    default)."""
+    evaluation_interval: Duration = 30.0
+    """Rule evaluation interval."""
+    lookback_delta: Duration = 300.0
+    """How far back an instant query looks for a sample (``--query.lookback-delta``)."""
+    version: Literal["3", "2"] = "3"
+    """Prometheus major version, for PromQL semantics (kube-prometheus-stack ships 3)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_address(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and not data.get("address"):
+            namespace = data.get("namespace", "monitoring")
+            address = f"http://prometheus-operated.{namespace}.svc.cluster.local:9090"
+            return {**data, "address": address}
+        return data
+
+
+class KedaSpec(_Model):
+    """KEDA as installed by its Helm chart."""
+
+    namespace: str = "keda"
+    """Namespace KEDA runs in (its chart's documented install namespace)."""
+    release: str = "keda"
+    """Helm release name."""
+
+
+class WorkloadSpec(_Model):
+    """What the manifests do not say about one Deployment (keyed by its name)."""
+
+    image_pull_time: Duration = 20.0
+    """Time to pull the image onto a fresh node (the gpuscale image is small; model
+    servers with multi-GB images take minutes)."""
+    startup_time: Duration = 10.0
+    """From container start to Ready: loading, warm-up, and any installs at start."""
+    concurrency: int = Field(default=1, ge=1)
+    """Requests one replica serves at once."""
+    service_time: Duration | None = None
+    """Time to serve one request; exclusive with requests_per_second."""
+    requests_per_second: float | None = Field(default=None, gt=0)
+    """Throughput of one replica; exclusive with service_time."""
+    prefill_tokens_per_second: float | None = Field(default=None, gt=0)
+    """For LLM traces: prompt tokens one replica processes per second."""
+    decode_tokens_per_second: float | None = Field(default=None, gt=0)
+    """For LLM traces: output tokens one replica generates per second."""
+    latency_target: Duration | None = None
+    """A request slower than this counts as late; ``None``: no target."""
+    request_timeout: Duration = 60.0
+    """A request waiting or running longer than this fails."""
+
+    @model_validator(mode="after")
+    def _check_capacity(self) -> WorkloadSpec:
+        if self.service_time is not None and self.requests_per_second is not None:
+            raise ValueError("service_time and requests_per_second are both set — keep one of them")
+        if (self.prefill_tokens_per_second is None) != (self.decode_tokens_per_second is None):
+            raise ValueError(
+                "only one of prefill_tokens_per_second and decode_tokens_per_second is set"
+                " — set both, or neither"
+            )
+        return self
+
+    def service_time_for(self, prompt_tokens: int = 0, output_tokens: int = 0) -> float | None:
+        """Seconds one request takes on a replica; token rates win when set and tokens
+        are given, then service_time, then concurrency / requests_per_second."""
+        if (
+            self.prefill_tokens_per_second
+            and self.decode_tokens_per_second
+            and (prompt_tokens or output_tokens)
+        ):
+            return (
+                prompt_tokens / self.prefill_tokens_per_second
+                + output_tokens / self.decode_tokens_per_second
+            )
+        if self.service_time is not None:
+            return self.service_time
+        if self.requests_per_second is not None:
+            return self.concurrency / self.requests_per_second
+        return None
+
+
+def _default_pools() -> list[dict[str, Any]]:
+    return [
+        {"name": "general", "size": "s-4vcpu-8gb", "count": 2},
+        {"name": "gpu", "size": "gpu-mi300x1-192gb", "min_nodes": 0, "max_nodes": 8},
+    ]
+
+
+class Profile(_Model):
+    """``gpuscale.yaml``: the environment the manifests run in."""
+
+    cluster: ClusterSpec = Field(default_factory=ClusterSpec)
+    """The cluster and its provider."""
+    node_pools: tuple[NodePool, ...] = ()
+    """Node pools; default: ``general`` (2 × s-4vcpu-8gb) and ``gpu``
+    (gpu-mi300x1-192gb, 0–8 nodes), as in the tutorial."""
+    autoscaler: AutoscalerSpec = Field(default_factory=AutoscalerSpec)
+    """Cluster-autoscaler timings."""
+    hpa: HpaSpec = Field(default_factory=HpaSpec)
+    """HPA controller settings."""
+    prometheus: PrometheusSpec = Field(default_factory=PrometheusSpec)
+    """The Prometheus KEDA queries."""
+    keda: KedaSpec = Field(default_factory=KedaSpec)
+    """KEDA's installation."""
+    workloads: dict[str, WorkloadSpec] = Field(default_factory=dict)
+    """Per Deployment name: start-up, capacity and latency; unlisted ones take defaults."""
+    catalogue: tuple[CatalogueEntry, ...] = ()
+    """Sizes to add to, or override in, the built-in catalogue (matched by slug)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        cluster = data.get("cluster")
+        provider = cluster.get("provider", "doks") if isinstance(cluster, Mapping) else "doks"
+        autoscaler = data.get("autoscaler", {})
+        if isinstance(autoscaler, Mapping) and "expander" not in autoscaler:
+            data["autoscaler"] = {
+                **autoscaler,
+                "expander": "random" if provider == "doks" else "least-waste",
+            }
+        extra = _catalogue_sizes(data.get("catalogue"))
+        pools = data.get("node_pools", _default_pools())
+        if isinstance(pools, list | tuple):
+            data["node_pools"] = [
+                _fill_pool(pool, provider, extra) if isinstance(pool, Mapping) else pool
+                for pool in pools
+            ]
+        return data
+
+    @model_validator(mode="after")
+    def _unique_pools(self) -> Profile:
+        seen: set[str] = set()
+        for pool in self.node_pools:
+            if pool.name in seen:
+                raise ValueError(
+                    f"two node pools are called {pool.name!r} — give each pool its own name"
+                )
+            seen.add(pool.name)
+        return self
+
+    @classmethod
+    def default(cls) -> Profile:
+        """The profile used when none is given: every default."""
+        return cls.model_validate({})
+
+    def workload(self, name: str) -> WorkloadSpec:
+        """The settings of the Deployment ``name`` (defaults when it is not listed)."""
+        return self.workloads.get(name) or WorkloadSpec()
+
+    def pool(self, name: str) -> NodePool | None:
+        """The node pool called ``name``."""
+        return next((pool for pool in self.node_pools if pool.name == name), None)
+
+    @property
+    def gpu_pools(self) -> tuple[NodePool, ...]:
+        """Pools whose nodes have GPUs."""
+        return tuple(pool for pool in self.node_pools if pool.gpu != "none")
+
+
+def _catalogue_sizes(raw: Any) -> tuple[Size, ...]:
+    if not isinstance(raw, list | tuple):
+        return ()
+    sizes = []
+    for entry in raw:
+        try:
+            sizes.append(CatalogueEntry.model_validate(entry).to_size())
+        except ValueError:
+            continue
+    return tuple(sizes)
+
+
+def _fill_pool(pool: Mapping[str, Any], provider: str, extra: tuple[Size, ...]) -> dict[str, Any]:
+    filled = dict(pool)
+    size = size_for(str(pool.get("size", "")), extra)
+    if size is not None:
+        filled.setdefault("gpu", size.gpu_vendor)
+        filled.setdefault("gpu_model", size.gpu_model)
+        filled.setdefault("gpus_per_node", size.gpus)
+        filled.setdefault("cpu", size.vcpus)
+        filled.setdefault("memory", size.memory)
+        filled.setdefault("price_per_hour", size.price_per_hour)
+    else:
+        filled.setdefault("gpu", "none")
+        if filled["gpu"] == "none":
+            filled.setdefault("gpus_per_node", 0)
+    vendor = filled.get("gpu")
+    has_gpu = vendor in _GPU_RESOURCE
+    if "min_nodes" not in filled and "max_nodes" in filled and "count" not in filled:
+        filled["min_nodes"] = 0
+    filled.setdefault("provisioning_time", "10m" if has_gpu else "4m")
+    if provider == "doks":
+        labels = pool.get("labels")
+        if labels is None or isinstance(labels, Mapping):
+            provided: dict[str, Any] = {f"{DOKS_LABEL_DOMAIN}/node-pool": pool.get("name")}
+            if has_gpu:
+                provided[f"{DOKS_LABEL_DOMAIN}/gpu-brand"] = vendor
+                if filled.get("gpu_model"):
+                    provided[f"{DOKS_LABEL_DOMAIN}/gpu-model"] = filled["gpu_model"]
+            filled["labels"] = {**provided, **(labels or {})}
+        if "taints" not in pool and has_gpu:
+            filled["taints"] = [{"key": _GPU_RESOURCE[str(vendor)], "effect": "NoSchedule"}]
+    return filled

@@ -1,0 +1,224 @@
+"""``gpuscale init``, ``render`` and ``profile check|show`` through the command line, on real
+files: what is written, what is refused (and that nothing is then written), exit codes,
+and one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuscale.cli.main import main
+from gpuscale.manifests import load_paths, load_text, validate
+from gpuscale.profile import load_profile
+
+pytestmark = pytest.mark.integration
+
+MANIFESTS = ["deployment.yaml", "scaledobject.yaml", "service.yaml", "servicemonitor.yaml"]
+
+
+def _init(directory: Path, *extra: str) -> int:
+    return main(
+        [
+            "init",
+            str(directory),
+            "--gpu",
+            "nvidia",
+            "--provider",
+            "doks",
+            "--name",
+            "llm",
+            "--namespace",
+            "ml",
+            *extra,
+        ]
+    )
+
+
+def _error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("gpuscale: error: ")
+    return err
+
+
+def test_init_writes_a_set_that_validates_and_loads(tmp_path: Path) -> None:
+    target = tmp_path / "app"
+    assert _init(target) == 0
+    assert sorted(p.name for p in (target / "manifests").iterdir()) == MANIFESTS
+    loaded = load_paths([target])
+    assert len(loaded) == 4
+    assert validate(loaded) == []
+    assert {m.namespace for m in loaded} == {"ml"}
+    profile = load_profile(target / "gpuscale.yaml")
+    assert profile.gpu_pools[0].gpu == "nvidia"
+    assert not [p for p in target.rglob(".*") if p.is_file()]  # no temporary files left
+
+
+def test_init_refuses_to_overwrite_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "app"
+    (target / "manifests").mkdir(parents=True)
+    (target / "manifests" / "service.yaml").write_text("mine\n")
+    assert _init(target) == 2
+    err = _error_line(capsys)
+    assert f"{target / 'manifests' / 'service.yaml'}: already exists" in err
+    assert "--force" in err
+    assert (target / "manifests" / "service.yaml").read_text() == "mine\n"
+    assert sorted(p.name for p in target.rglob("*")) == ["manifests", "service.yaml"]
+
+
+def test_init_force_overwrites(tmp_path: Path) -> None:
+    target = tmp_path / "app"
+    assert _init(target) == 0
+    (target / "gpuscale.yaml").write_text("broken: [\n")
+    assert _init(target, "--force") == 0
+    load_profile(target / "gpuscale.yaml")
+
+
+def test_init_stdout_prints_the_manifests_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", "--stdout", "--gpu", "amd", "--name", "a", "--namespace", "b"]) == 0
+    out = capsys.readouterr().out
+    loaded = load_text(out, "<stdout>")
+    assert [m.kind for m in loaded] == ["Deployment", "Service", "ServiceMonitor", "ScaledObject"]
+    assert validate(loaded) == []
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [
+        (["--gpu", "intel"], "--gpu"),
+        (["--provider", "aws"], "--provider"),
+        (["--name", "My_App"], "--name"),
+        (["--min-replicas", "0"], "--min-replicas"),
+    ],
+)
+def test_init_bad_flags_exit_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], where: str
+) -> None:
+    assert main(["init", str(tmp_path / "x"), *args]) == 2
+    assert f"gpuscale: error: {where}: " in _error_line(capsys)
+    assert not (tmp_path / "x").exists()
+
+
+def test_init_into_a_file_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "file"
+    target.write_text("")
+    assert _init(target) == 2
+    assert "is not a directory" in _error_line(capsys)
+
+
+def test_render_prints_one_stream_with_namespaces_filled(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["render", "examples/tutorial", "-n", "gpu-demo"]) == 0
+    out = capsys.readouterr().out
+    loaded = load_text(out, "<stdout>")
+    assert [m.kind for m in loaded] == [
+        "ConfigMap",
+        "Deployment",
+        "Service",
+        "ServiceMonitor",
+        "ScaledObject",
+    ]
+    assert {m.namespace for m in loaded} == {"gpu-demo"}
+    original = load_paths(["examples/tutorial"])
+    assert loaded[0].body["data"] == original[0].body["data"]
+
+
+def test_render_reports_schema_errors_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  replicas: many\n"
+        "  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}}\n"
+        "---\napiVersion: example.com/v1\nkind: Widget\n"
+    )
+    assert main(["render", str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"gpuscale: error: {bad}:5: Deployment/a: spec.replicas: expected an integer, "
+        "got 'many' (fix: write an integer)",
+        f"gpuscale: warning: {bad}:10: Widget/: kind: no schema known for example.com/v1 "
+        "Widget; not validated (fix: nothing, if this kind's CRD is installed in the cluster)",
+    ]
+    assert main(["render", "--no-validate", str(bad)]) == 0
+    assert "replicas: many" in capsys.readouterr().out
+
+
+def test_render_broken_yaml_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: X\nspec:\n  a: b: c\n")
+    assert main(["render", str(bad)]) == 2
+    assert f"{bad}:3: not valid YAML" in _error_line(capsys)
+    assert main(["render", str(tmp_path / "missing.yaml")]) == 2
+    assert "no such file or directory" in _error_line(capsys)
+
+
+def test_profile_check_ok_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["profile", "check", "examples/tutorial/gpuscale.yaml"]) == 0
+    assert "ok (doks, 2 node pools of which 1 with GPUs" in capsys.readouterr().out
+    bad = tmp_path / "gpuscale.yaml"
+    bad.write_text("cluster:\n  provider: doks\nhpa:\n  sync_perod: 5s\n")
+    assert main(["profile", "check", str(bad)]) == 2
+    assert _error_line(capsys) == (
+        f"gpuscale: error: {bad}:4: unknown key 'sync_perod' in hpa "
+        "(fix: did you mean sync_period?)"
+    )
+    assert main(["profile", "check", str(tmp_path / "none.yaml")]) == 2
+    assert "no such file" in _error_line(capsys)
+    assert main(["profile", "check", str(tmp_path)]) == 2
+    assert "is a directory" in _error_line(capsys)
+
+
+def test_profile_show_fills_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["profile", "show", "examples/tutorial/gpuscale.yaml", "-o", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["autoscaler"]["scale_up_delay_gpu"] == "30s"
+    assert data["prometheus"]["address"] == (
+        "http://prometheus-operated.kube-system.svc.cluster.local:9090"
+    )
+    gpu = next(pool for pool in data["node_pools"] if pool["name"] == "gpu")
+    assert gpu["price_per_hour"] == 1.99
+    assert gpu["taints"] == [{"key": "amd.com/gpu", "value": "", "effect": "NoSchedule"}]
+    assert data["workloads"]["go-from-configmap"]["startup_time"] == "30s"
+    assert main(["profile", "show"]) == 0
+    shown = capsys.readouterr().out
+    assert "scan_interval: 10s" in shown
+    assert main(["profile", "show", "-o", "xml"]) == 2
+    assert "--output" in _error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("prometheus:\n  scrape_intervl: 30s\n", 2, "unknown key 'scrape_intervl'"),
+        ("hpa:\n  tolerance: lots\n", 2, "hpa.tolerance"),
+        ("autoscaler:\n  scan_interval: often\n", 2, "expected a duration"),
+        ("cluster:\n  provider: [doks\n", 3, "not valid YAML"),
+        ("node_pools:\n  - name: x\n    size: my-node\n    count: 1\n", 3, "not in the catalogue"),
+        ("node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: 1, max_nodes: 2}\n", 2, "both set"),
+        ("just text\n", 1, "must be a mapping"),
+        ("a: 1\n---\nb: 2\n", 3, "one YAML document"),
+    ],
+)
+def test_profile_check_bad_input_classes_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: int, words: str
+) -> None:
+    profile = tmp_path / "gpuscale.yaml"
+    profile.write_text(text)
+    assert main(["profile", "check", str(profile)]) == 2
+    error = _error_line(capsys)
+    assert error.startswith(f"gpuscale: error: {profile}:{line}: "), error
+    assert words in error
+    assert "(fix: " in error
+    assert capsys.readouterr().out == ""

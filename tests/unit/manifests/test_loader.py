@@ -1,0 +1,257 @@
+"""Loading manifests: lines of objects and keys, documents, directories, stdin, List kinds,
+templated values, comments, and one-line errors for what is not YAML."""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from gpuscale.errors import ManifestError
+from gpuscale.manifests import Location, ManifestSet, load_paths, load_text
+
+TWO_DOCS = textwrap.dedent(
+    """\
+    # leading comment
+    apiVersion: v1
+    kind: Service
+    metadata:
+      name: web   # gpuscale: ignore[servicemonitor-selects-nothing]
+      namespace: apps
+      labels: {app: web, tier: "front # not a comment"}
+    spec:
+      ports:
+        - name: http
+          port: 80
+        - name: metrics
+          port: 9090
+    ---
+    ---
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: web
+    spec:
+      replicas: 2
+    """
+)
+
+
+def test_objects_and_keys_keep_their_lines() -> None:
+    service, deployment = load_text(TWO_DOCS, "set.yaml")
+    assert (service.kind, service.api_version, service.name, service.namespace) == (
+        "Service",
+        "v1",
+        "web",
+        "apps",
+    )
+    assert service.source == Location("set.yaml", 2, 1)
+    assert service.line_of(("metadata", "name")) == Location("set.yaml", 5, 3)
+    assert service.line_of(("spec", "ports", 1)).line == 12
+    assert service.line_of(("spec", "ports", 1, "port")).line == 13
+    assert service.line_of(("metadata", "labels", "tier")).line == 7
+    assert deployment.namespace is None
+    assert deployment.source.line == 16
+    assert deployment.line_of(("spec", "replicas")).line == 21
+    assert deployment.body["spec"]["replicas"] == 2
+
+
+def test_line_of_a_missing_key_falls_back_to_its_nearest_ancestor() -> None:
+    _, deployment = load_text(TWO_DOCS, "set.yaml")
+    assert deployment.line_of(("spec", "template", "spec", "containers")).line == 20
+    assert deployment.line_of(("status",)) == deployment.source
+
+
+def test_comments_and_suppressions() -> None:
+    service, _ = load_text(TWO_DOCS, "set.yaml")
+    assert service.comments[1] == "leading comment"
+    assert 7 not in service.comments  # the '#' is inside a quoted scalar
+    assert service.ignored_at(("metadata", "name")) == {"servicemonitor-selects-nothing"}
+    assert service.ignored_at(("metadata", "namespace")) == {"servicemonitor-selects-nothing"}
+    assert service.ignored_at(("spec",)) == frozenset()
+
+
+def test_comment_on_the_line_above_counts_and_block_scalars_hold_no_comments() -> None:
+    text = textwrap.dedent(
+        """\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: program
+        data:
+          # gpuscale: ignore[a, b]
+          main.py: |
+            # gpuscale: ignore[not-a-comment]
+            print("hello")
+        """
+    )
+    (config,) = load_text(text, "cm.yaml")
+    assert config.ignored_at(("data", "main.py")) == {"a", "b"}
+    assert 8 not in config.comments
+    assert config.body["data"]["main.py"].startswith("# gpuscale: ignore[not-a-comment]")
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("replicas: ${replicas}", "${replicas}"),
+        ("replicas: <replicas>", "<replicas>"),
+        ("replicas: {{ .Values.replicas }}", "{{ .Values.replicas }}"),
+        ('replicas: "{{ .Values.replicas }}"', "{{ .Values.replicas }}"),
+        ("replicas: {{ .Values.replicas | default 1 }}", "{{ .Values.replicas | default 1 }}"),
+    ],
+)
+def test_templated_values_load_as_their_text(text: str, value: str) -> None:
+    (manifest,) = load_text(f"apiVersion: apps/v1\nkind: Deployment\nspec:\n  {text}\n", "t.yaml")
+    assert manifest.body["spec"]["replicas"] == value
+    assert manifest.line_of(("spec", "replicas")).line == 4
+
+
+@pytest.mark.parametrize(
+    ("scalar", "value"),
+    [
+        ("yes", True),  # go-yaml v2 (YAML 1.1), as Kubernetes' decoder reads it
+        ("on", True),
+        ("y", True),
+        ("Off", False),
+        ("0755", 493),
+        ("1e3", 1000.0),
+        ("-.5", -0.5),
+        ("+.inf", float("inf")),
+        ("1.2.3", "1.2.3"),
+        ("!!str 12", "12"),
+        ("!!int '12'", 12),
+        ("false", False),
+        ("0x10", 16),
+        ("1_000", 1000),
+        ("1.5", 1.5),
+        ("'80'", "80"),
+        ("~", None),
+        ("2001-12-14", "2001-12-14"),
+        ("100m", "100m"),
+    ],
+)
+def test_scalars_resolve_as_kubernetes_reads_them(scalar: str, value: object) -> None:
+    (manifest,) = load_text(f"kind: X\nv: {scalar}\n", "s.yaml")
+    assert manifest.body["v"] == value
+
+
+def test_list_kinds_are_flattened_with_lines() -> None:
+    text = textwrap.dedent(
+        """\
+        apiVersion: v1
+        kind: List
+        items:
+          - apiVersion: v1
+            kind: Service
+            metadata:
+              name: a
+          - apiVersion: v1
+            kind: Service
+            metadata:
+              name: b
+        """
+    )
+    first, second = load_text(text, "list.yaml")
+    assert [first.name, second.name] == ["a", "b"]
+    assert second.source.line == 8
+    assert second.line_of(("metadata", "name")).line == 11
+
+
+def test_merge_keys_are_applied() -> None:
+    text = "kind: X\nbase: &b {a: 1, c: 3}\nv:\n  <<: *b\n  a: 2\n"
+    (manifest,) = load_text(text, "m.yaml")
+    assert manifest.body["v"] == {"a": 2, "c": 3}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ("kind: X\nspec:\n  a: b: c\n", 3, "mapping values are not allowed"),
+        ("kind: X\nspec:\n  - [1, 2\n", 4, "not valid YAML"),
+        ("kind: X\n{{- if .Values.enabled }}\nspec: {}\n", 3, "helm template"),
+        ("kind: X\nspec:\n\tkey: 1\n", 3, "tabs"),
+        ("kind: X\na: 1\na: 2\n", 3, "duplicate key 'a' (first at line 2)"),
+        ("- a\n- b\n", 1, "expected a Kubernetes object"),
+        ("kind: X\nv: *nowhere\n", 2, "undefined alias"),
+    ],
+)
+def test_bad_yaml_is_a_one_line_error_with_file_and_line(text: str, line: int, words: str) -> None:
+    with pytest.raises(ManifestError) as caught:
+        load_text(text, "bad.yaml")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"bad.yaml:{line}: ")
+    assert words.lower() in message.lower()
+    assert "fix:" in message
+
+
+def test_directories_are_read_recursively_in_order_skipping_the_profile(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / "a.yaml").write_text("kind: A\nmetadata: {name: a}\n")
+    (tmp_path / "b" / "c.yml").write_text("kind: C\nmetadata: {name: c}\n---\nkind: D\n")
+    (tmp_path / "b" / "notes.txt").write_text("not yaml: [")
+    (tmp_path / ".hidden" / "x.yaml").write_text("kind: Hidden\n")
+    (tmp_path / "gpuscale.yaml").write_text("cluster: {provider: doks}\n")
+    loaded = load_paths([tmp_path])
+    assert [m.kind for m in loaded] == ["A", "C", "D"]
+    assert loaded.files == (str(tmp_path / "a.yaml"), str(tmp_path / "b" / "c.yml"))
+
+
+def test_stdin_and_files_in_the_order_given(tmp_path: Path) -> None:
+    file = tmp_path / "one.yaml"
+    file.write_text("kind: One\n")
+    loaded = load_paths(["-", file], stdin=io.StringIO("kind: FromStdin\n"))
+    assert [m.kind for m in loaded] == ["FromStdin", "One"]
+    assert loaded[0].file == "<stdin>"
+
+
+@pytest.mark.parametrize(
+    ("setup", "words"),
+    [
+        ("missing", "no such file or directory"),
+        ("empty-dir", "holds no *.yaml"),
+        ("latin1", "not UTF-8"),
+    ],
+)
+def test_bad_paths_are_one_line_errors(tmp_path: Path, setup: str, words: str) -> None:
+    target = tmp_path / "target"
+    if setup == "empty-dir":
+        target.mkdir()
+    elif setup == "latin1":
+        target.write_bytes("kind: Caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ManifestError, match="fix:") as caught:
+        load_paths([target])
+    assert words in str(caught.value)
+    assert str(target) in str(caught.value)
+
+
+def test_stdin_without_a_stream_is_an_error() -> None:
+    with pytest.raises(ManifestError, match="standard input"):
+        load_paths(["-"])
+
+
+def test_manifest_set_lookups() -> None:
+    loaded = ManifestSet(load_text(TWO_DOCS, "set.yaml"))
+    assert [m.kind for m in loaded.by_kind("Deployment", "Service")] == ["Service", "Deployment"]
+    assert loaded.get("Service", "apps", "web") is loaded[0]
+    assert loaded.get("Service", None, "web") is None
+    assert loaded.find("Deployment", "web", "default") is loaded[1]
+    assert loaded.find("Deployment", "web", "apps", default="apps") is loaded[1]
+    assert loaded.find("Deployment", "web", "apps") is None
+    assert len(loaded + loaded) == 4
+    assert loaded[0].ref == "Service/apps/web"
+    assert loaded[1].ref == "Deployment/web"
+
+
+def test_missing_kind_and_name_load_as_empty() -> None:
+    (manifest,) = load_text("metadata: {namespace: ''}\nspec: {}\n", "x.yaml")
+    assert (manifest.kind, manifest.api_version, manifest.name, manifest.namespace) == (
+        "",
+        "",
+        "",
+        None,
+    )
