@@ -248,6 +248,9 @@ class _Reader:
             return None
         try:
             return convert(text)
+        except _ParamError as exc:
+            self.errors.append((names[0], str(exc).replace("{value}", text)))
+            return None
         except ValueError as exc:
             self.errors.append(
                 (names[0], f'unable to set param "{",".join(names)}" value "{text}": {exc}')
@@ -255,18 +258,29 @@ class _Reader:
             return None
 
 
+class _ParamError(ValueError):
+    """A typed-config check whose message KEDA reports as is (enum, exclusiveSet);
+    ``{value}`` stands for the raw value."""
+
+
 def _auth_modes(text: str) -> tuple[str, ...]:
     modes = tuple(go_trim_space(mode) for mode in text.split(","))
     if any(mode not in AUTH_MODES for mode in modes):
-        raise ValueError(f"must be one of [{' '.join(AUTH_MODES)}]")
+        raise _ParamError(
+            f'parameter "authModes,authMode" value "{{value}}" must be one of '
+            f"[{' '.join(AUTH_MODES)}]"
+        )
     if sum(mode in _EXCLUSIVE_MODES for mode in modes) > 1:
-        raise ValueError(f"must contain only one of [{' '.join(_EXCLUSIVE_MODES)}]")
+        raise _ParamError(
+            f'parameter "authModes,authMode" value "{{value}}" must contain only one of '
+            f"[{' '.join(_EXCLUSIVE_MODES)}]"
+        )
     return modes
 
 
 def _api_key_method(text: str) -> str:
     if go_trim_space(text) not in ("header", "query"):
-        raise ValueError("must be one of [header query]")
+        raise _ParamError('parameter "method" value "{value}" must be one of [header query]')
     return text
 
 

@@ -155,6 +155,12 @@ func handle(r request) (a answer) {
 		}
 		f := reflect.ValueOf(holder).Elem().Float()
 		return answer{Ok: true, Float: floatText(f)}
+	case "Pow":
+		var args [2]float64
+		if err := json.Unmarshal([]byte(r.Text), &args); err != nil {
+			return answer{Error: err.Error()}
+		}
+		return answer{Ok: true, Float: floatText(math.Pow(args[0], args[1]))}
 	case "TrimSpace":
 		return answer{Ok: true, Value: strings.TrimSpace(r.Text)}
 	case "PromDecode":
