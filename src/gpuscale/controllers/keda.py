@@ -55,6 +55,7 @@ from gpuscale.controllers._keda.executor import (
     PAUSED_SCALE_OUT_ANNOTATION,
     ScaleRequest,
     is_paused,
+    paused_replica_count,
     request_scale,
 )
 from gpuscale.controllers._keda.fallback import (
@@ -168,6 +169,7 @@ __all__ = [
     "metrics_with_fallback",
     "parse_prometheus_response",
     "parse_prometheus_trigger",
+    "paused_replica_count",
     "reads_scaler_live",
     "request_scale",
     "scaled_object_state",

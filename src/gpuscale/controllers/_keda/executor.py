@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gpuscale.controllers._keda.goparse import GoSyntaxError, parse_go_bool
+from gpuscale.controllers._keda.goparse import GoSyntaxError, parse_go_bool, parse_go_int
 
 __all__ = [
     "DEFAULT_COOLDOWN_PERIOD",
@@ -32,6 +32,7 @@ __all__ = [
     "ScaleRequest",
     "bool_annotation",
     "is_paused",
+    "paused_replica_count",
     "request_scale",
 ]
 
@@ -52,6 +53,20 @@ def bool_annotation(annotations: Mapping[str, str] | None, key: str) -> bool:
         return parse_go_bool(annotations[key])
     except GoSyntaxError:
         return True
+
+
+def paused_replica_count(annotations: Mapping[str, str] | None) -> int | None:
+    """GetPausedReplicaCount: the ``paused-replicas`` annotation as an int32, None when absent;
+    ``ValueError`` when it is not an integer (the controller then reports an error)."""
+    if not annotations or PAUSED_REPLICAS_ANNOTATION not in annotations:
+        return None
+    try:
+        return parse_go_int(annotations[PAUSED_REPLICAS_ANNOTATION], 32)
+    except GoSyntaxError:
+        raise ValueError(
+            f"{PAUSED_REPLICAS_ANNOTATION} must be an integer, "
+            f"got {annotations[PAUSED_REPLICAS_ANNOTATION]!r}"
+        ) from None
 
 
 def is_paused(annotations: Mapping[str, str] | None) -> bool:
