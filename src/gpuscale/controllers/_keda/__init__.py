@@ -1,0 +1,1 @@
+"""Private implementation of ``gpuscale.controllers.keda``; import from there."""
