@@ -1,1 +1,68 @@
-"""Reports from timelines: text summaries, PNG plots and a self-contained HTML page."""
+"""Reports from timelines: text summaries, PNG plots and a self-contained HTML page.
+
+Every world writes the same timeline (:mod:`gpuscale.timeline`), so one report serves
+``gpuscale simulate``, the twin of ``up``/``demo`` and ``gpuscale watch``, and sets any
+of them side by side. The layer sits at the edge: it reads timelines and summaries that
+others computed, draws (matplotlib, imported only when a plot is drawn) and writes files;
+it computes no statistics of its own beyond :func:`timeline_basics`.
+
+The calls a producer makes::
+
+    runs = [ReportRun("tutorial", timeline, summary), ReportRun("fixed", timeline2, summary2)]
+    write_html_report("report.html", runs)      # the page, plots embedded
+    write_plot_files("plots/", runs)            # load.png, metric.png, replicas.png, ...
+    compare_timelines(predicted, observed)      # prediction vs reality, series by series
+"""
+
+from gpuscale.report.compare import (
+    Comparison,
+    LevelReach,
+    SeriesDiff,
+    compare_steps,
+    compare_timelines,
+    comparison_summary,
+    first_reach,
+)
+from gpuscale.report.output import report_html, write_html_report, write_plot_files
+from gpuscale.report.page import grid_table, render_html
+from gpuscale.report.plots import PLOT_NAMES, PLOT_TITLES, png_bytes, render_plots
+from gpuscale.report.run import ReportRun, read_timeline
+from gpuscale.report.series import StepSeries
+from gpuscale.report.tables import (
+    Summary,
+    SummaryGrid,
+    SummaryRow,
+    SummarySection,
+    format_value,
+    side_by_side,
+    timeline_basics,
+)
+
+__all__ = [
+    "PLOT_NAMES",
+    "PLOT_TITLES",
+    "Comparison",
+    "LevelReach",
+    "ReportRun",
+    "SeriesDiff",
+    "StepSeries",
+    "Summary",
+    "SummaryGrid",
+    "SummaryRow",
+    "SummarySection",
+    "compare_steps",
+    "compare_timelines",
+    "comparison_summary",
+    "first_reach",
+    "format_value",
+    "grid_table",
+    "png_bytes",
+    "read_timeline",
+    "render_html",
+    "render_plots",
+    "report_html",
+    "side_by_side",
+    "timeline_basics",
+    "write_html_report",
+    "write_plot_files",
+]
