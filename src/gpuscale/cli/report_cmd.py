@@ -26,13 +26,12 @@ from gpuscale.report import (
     ReportRun,
     SummaryGrid,
     compare_timelines,
-    comparison_summary,
+    comparison_table,
     format_value,
     read_timeline,
     side_by_side,
     timeline_basics,
-    write_html_report,
-    write_plot_files,
+    write_report,
 )
 
 __all__ = ["report_command"]
@@ -58,7 +57,7 @@ def _labels(paths: list[Path], given: list[str], metas: list[Any]) -> list[str]:
 
 def _grid_table(grid: SummaryGrid, title: str) -> Table:
     table = Table(title=title, title_justify="left", show_lines=False)
-    table.add_column("")
+    table.add_column("", overflow="fold")
     for column in grid.columns:
         table.add_column(column, justify="right")
     table.add_column("note", style="dim")
@@ -130,14 +129,14 @@ def report_command(
             runs[0].timeline, runs[1].timeline, labels=(labels[0], labels[1])
         )
 
+    done = write_report(runs, html=html, plots_dir=plots, title=title, threshold=threshold)
     written: dict[str, Any] = {}
-    if html is not None:
-        written["html"] = str(write_html_report(html, runs, title=title, threshold=threshold))
-        sys.stderr.write(f"gpuscale: wrote {written['html']}\n")
-    if plots is not None:
-        files = write_plot_files(plots, runs, threshold=threshold)
-        written["plots"] = [str(f) for f in files]
-        sys.stderr.write(f"gpuscale: wrote {len(files)} plots into {plots}\n")
+    if done.plots:
+        written["plots"] = [str(f) for f in done.plots]
+        sys.stderr.write(f"gpuscale: wrote {len(done.plots)} plots into {plots}\n")
+    if done.html is not None:
+        written["html"] = str(done.html)
+        sys.stderr.write(f"gpuscale: wrote {done.html}\n")
 
     if output == "json":
         document = {
@@ -158,9 +157,18 @@ def report_command(
     console = Console(highlight=False)
     console.print(_grid_table(side_by_side(labels, summaries), "Summary"))
     if comparison is not None:
-        console.print(
-            _grid_table(
-                side_by_side([f"{labels[0]} vs {labels[1]}"], [comparison_summary(comparison)]),
-                "Comparison",
+        laid_out = comparison_table(comparison)
+        table = Table(title=f"Comparison: {labels[0]} vs {labels[1]}", title_justify="left")
+        for index, header in enumerate(laid_out.headers):
+            table.add_column(
+                header,
+                justify="left" if index in (0, 4) else "right",
+                overflow="fold",
+                no_wrap=index in (2, 3),
             )
-        )
+        for group, rows in laid_out.sections:
+            if group:
+                table.add_row(Text(group, style="bold"), *([""] * (len(laid_out.headers) - 1)))
+            for row in rows:
+                table.add_row(f"  {row[0]}", *row[1:])
+        console.print(table)

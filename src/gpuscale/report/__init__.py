@@ -9,21 +9,22 @@ it computes no statistics of its own beyond :func:`timeline_basics`.
 The calls a producer makes::
 
     runs = [ReportRun("tutorial", timeline, summary), ReportRun("fixed", timeline2, summary2)]
-    write_html_report("report.html", runs)      # the page, plots embedded
-    write_plot_files("plots/", runs)            # load.png, metric.png, replicas.png, ...
-    compare_timelines(predicted, observed)      # prediction vs reality, series by series
+    write_report(runs, html="report.html", plots_dir="plots/")  # page + load.png, metric.png...
+    report_html(runs)                                           # the page as a string
+    compare_timelines(predicted, observed)                      # prediction vs reality
 """
 
 from gpuscale.report.compare import (
     Comparison,
+    ComparisonTable,
     LevelReach,
     SeriesDiff,
     compare_steps,
     compare_timelines,
-    comparison_summary,
+    comparison_table,
     first_reach,
 )
-from gpuscale.report.output import report_html, write_html_report, write_plot_files
+from gpuscale.report.output import WrittenReport, report_html, write_report
 from gpuscale.report.page import grid_table, render_html
 from gpuscale.report.plots import PLOT_NAMES, PLOT_TITLES, png_bytes, render_plots
 from gpuscale.report.run import ReportRun, read_timeline
@@ -42,6 +43,7 @@ __all__ = [
     "PLOT_NAMES",
     "PLOT_TITLES",
     "Comparison",
+    "ComparisonTable",
     "LevelReach",
     "ReportRun",
     "SeriesDiff",
@@ -50,9 +52,10 @@ __all__ = [
     "SummaryGrid",
     "SummaryRow",
     "SummarySection",
+    "WrittenReport",
     "compare_steps",
     "compare_timelines",
-    "comparison_summary",
+    "comparison_table",
     "first_reach",
     "format_value",
     "grid_table",
@@ -63,6 +66,5 @@ __all__ = [
     "report_html",
     "side_by_side",
     "timeline_basics",
-    "write_html_report",
-    "write_plot_files",
+    "write_report",
 ]

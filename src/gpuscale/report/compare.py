@@ -24,17 +24,17 @@ from gpuscale.report.series import (
     workload_names,
     workload_series,
 )
-from gpuscale.report.tables import Summary, SummaryRow, SummarySection
 from gpuscale.timeline import Timeline
 from gpuscale.units import format_duration
 
 __all__ = [
     "Comparison",
+    "ComparisonTable",
     "LevelReach",
     "SeriesDiff",
     "compare_steps",
     "compare_timelines",
-    "comparison_summary",
+    "comparison_table",
     "first_reach",
 ]
 
@@ -55,6 +55,10 @@ class SeriesDiff:
     """How one series of two runs differed over the time both cover."""
 
     name: str
+    """What was compared: ``spec replicas``, ``pending pods``, ``provisioning nodes``."""
+    group: str
+    """What it belongs to: the workload (``ns/name``, or ``ns/a / ns/b`` when paired
+    across names) or ``pool <name>``; may be empty."""
     overlap_s: float
     """Seconds in which both series had a value."""
     seconds_different: float
@@ -70,6 +74,7 @@ class SeriesDiff:
     def as_json(self) -> dict[str, Any]:
         """The difference as JSON-ready dicts."""
         return {
+            "group": self.group,
             "name": self.name,
             "overlap_s": self.overlap_s,
             "seconds_different": self.seconds_different,
@@ -109,7 +114,9 @@ def _first_value(series: StepSeries) -> float | None:
     return next((v for v in series.values if v is not None), None)
 
 
-def compare_steps(name: str, a: StepSeries, b: StepSeries, *, levels: bool = True) -> SeriesDiff:
+def compare_steps(
+    name: str, a: StepSeries, b: StepSeries, *, group: str = "", levels: bool = True
+) -> SeriesDiff:
     """Compare two step series over the time both cover.
 
     With ``levels``, also report when each first reached every value either one held
@@ -140,6 +147,7 @@ def compare_steps(name: str, a: StepSeries, b: StepSeries, *, levels: bool = Tru
             reach.append(LevelReach(level, first_reach(a, level), first_reach(b, level)))
     return SeriesDiff(
         name=name,
+        group=group,
         overlap_s=overlap,
         seconds_different=differing,
         max_difference=largest,
@@ -184,16 +192,18 @@ def compare_timelines(
         for field in ("desired", "spec", "ready"):
             diffs.append(
                 compare_steps(
-                    f"{title} {field} replicas",
+                    f"{field} replicas",
                     workload_series(a, name_a, field),
                     workload_series(b, name_b, field),
+                    group=title,
                 )
             )
         diffs.append(
             compare_steps(
-                f"{title} pending pods",
+                "pending pods",
                 pod_series(a, name_a, "Pending"),
                 pod_series(b, name_b, "Pending"),
+                group=title,
             )
         )
     pools_b = node_pools(b)
@@ -202,7 +212,7 @@ def compare_timelines(
             sa, sb = node_series(a, pool, state), node_series(b, pool, state)
             if not any(sa.defined()) and not any(sb.defined()):
                 continue
-            diffs.append(compare_steps(f"{pool} nodes {state}", sa, sb))
+            diffs.append(compare_steps(f"{state} nodes", sa, sb, group=f"pool {pool}"))
     return Comparison(labels=labels, series=tuple(diffs))
 
 
@@ -210,37 +220,40 @@ def _when(t: float | None) -> str:
     return "never" if t is None else format_duration(t)
 
 
-def _level(level: float) -> str:
-    return f"{level:g}"
+@dataclass(frozen=True, slots=True)
+class ComparisonTable:
+    """A comparison laid out as text cells, for the terminal and HTML renderers."""
+
+    headers: tuple[str, ...]
+    sections: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]
+    """``(group, rows)`` in order; each row has one cell per header."""
 
 
-def comparison_summary(comparison: Comparison) -> Summary:
-    """The comparison as summary rows, one section per series, for the table renderers."""
+def comparison_table(comparison: Comparison) -> ComparisonTable:
+    """One row per series, grouped by workload and pool: how long and how much the runs
+    differed, and when each first reached each count (``2: 1m30s / 2m`` reads
+    "2 or more: a at 1m30s, b at 2m")."""
     label_a, label_b = comparison.labels
-    sections = []
+    groups: dict[str, list[tuple[str, ...]]] = {}
     for diff in comparison.series:
         share = diff.seconds_different / diff.overlap_s if diff.overlap_s else 0.0
-        rows = [
-            SummaryRow(
-                "time different",
-                f"{format_duration(diff.seconds_different)} of {format_duration(diff.overlap_s)}",
-                f"{share:.0%} of the time both cover",
-            ),
-            SummaryRow("max difference", diff.max_difference),
-            SummaryRow("difference × seconds", diff.area),
-        ]
-        for reach in diff.reach:
-            note = ""
-            if reach.a is not None and reach.b is not None:
-                delta = reach.b - reach.a
-                sign = "+" if delta >= 0 else "-"
-                note = f"{label_b} {sign}{format_duration(abs(delta))}"
-            rows.append(
-                SummaryRow(
-                    f"first ≥ {_level(reach.level)}",
-                    f"{label_a} {_when(reach.a)}, {label_b} {_when(reach.b)}",
-                    note,
-                )
+        groups.setdefault(diff.group, []).append(
+            (
+                diff.name,
+                f"{format_duration(diff.seconds_different)} of "
+                f"{format_duration(diff.overlap_s)} ({share:.0%})",
+                f"{diff.max_difference:g}",
+                f"{diff.area:g}",
+                "; ".join(f"{r.level:g}: {_when(r.a)} / {_when(r.b)}" for r in diff.reach),
             )
-        sections.append(SummarySection(diff.name, tuple(rows)))
-    return Summary(tuple(sections))
+        )
+    return ComparisonTable(
+        headers=(
+            "series",
+            "differed",
+            "max diff",
+            "diff × s",
+            f"first ≥ n ({label_a} / {label_b})",
+        ),
+        sections=tuple((group, tuple(rows)) for group, rows in groups.items()),
+    )

@@ -17,7 +17,7 @@ Header ``meta`` keys read here (writers: ``gpuscale simulate``, ``up``, ``watch`
   ``trace``, ``seed``, ``gpuscale_version``...).
 
 Rendering is pure (:func:`render_html` returns the text); writing is
-:func:`gpuscale.report.write_html_report`.
+:func:`gpuscale.report.write_report`.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from html import escape
 from typing import Any
 
 from gpuscale import __version__
+from gpuscale.report.compare import ComparisonTable
 from gpuscale.report.plots import PLOT_NAMES, PLOT_TITLES
 from gpuscale.report.run import ReportRun
 from gpuscale.report.tables import (
-    Summary,
     SummaryGrid,
     format_value,
     side_by_side,
@@ -175,13 +175,23 @@ def _summaries(runs: Sequence[ReportRun]) -> str:
     return f'<section id="summary"><h2>Summary</h2>{grid_table(grid)}{note}</section>'
 
 
-def _comparison(comparison: Summary, labels: tuple[str, str]) -> str:
-    grid = side_by_side([f"{labels[0]} vs {labels[1]}"], [comparison])
+def _comparison(table: ComparisonTable, labels: tuple[str, str]) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in table.headers)
+    body = []
+    for group, rows in table.sections:
+        if group:
+            body.append(
+                f'<tr class="section"><th colspan="{len(table.headers)}">{_e(group)}</th></tr>'
+            )
+        body.extend(
+            f"<tr><th>{_e(row[0])}</th>{''.join(f'<td>{_e(c)}</td>' for c in row[1:])}</tr>"
+            for row in rows
+        )
     return (
         '<section id="comparison"><h2>Comparison</h2>'
-        f"<p>{_e(labels[0])} against {_e(labels[1])}, aligned on time since the start of each "
-        "run; values hold between records.</p>"
-        f"{grid_table(grid)}</section>"
+        f"<p>{_e(labels[0])} against {_e(labels[1])}, aligned on the time since the start of "
+        "each run, over the time both cover; values hold between records.</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></section>"
     )
 
 
@@ -244,14 +254,14 @@ def render_html(
     *,
     plots: Mapping[str, bytes],
     title: str = "gpuscale report",
-    comparison: Summary | None = None,
+    comparison: ComparisonTable | None = None,
     max_decisions: int = MAX_DECISIONS,
 ) -> str:
     """The report page for ``runs`` as one HTML string.
 
     ``plots`` maps plot names to PNG bytes (:func:`gpuscale.report.render_plots`);
-    ``comparison`` is a comparison's summary
-    (:func:`gpuscale.report.comparison_summary`), shown when given for exactly two runs.
+    ``comparison`` is a comparison's table (:func:`gpuscale.report.comparison_table`),
+    shown when given for exactly two runs.
     """
     if not runs:
         raise ValueError("render_html needs at least one run")

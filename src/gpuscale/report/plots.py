@@ -89,7 +89,16 @@ def _new_figure(rows: int = 1) -> tuple[Figure, list[Axes]]:
     from matplotlib.figure import Figure  # noqa: PLC0415
 
     height = _HEIGHT if rows == 1 else min(2.4 * rows + 0.6, 12.0)
-    figure = Figure(figsize=(_WIDTH, height), dpi=DPI, layout="constrained")
+    figure = Figure(figsize=(_WIDTH, height), dpi=DPI)
+    # Fixed margins in inches (room on the right for the legend): one draw per save,
+    # where a layout engine would draw twice.
+    figure.subplots_adjust(
+        left=0.75 / _WIDTH,
+        right=1 - 2.35 / _WIDTH,
+        top=1 - 0.45 / height,
+        bottom=0.55 / height,
+        hspace=0.3,
+    )
     axes = figure.subplots(rows, 1, sharex=True, squeeze=False)
     return figure, [row[0] for row in axes]
 
@@ -103,12 +112,24 @@ def _color(index: int) -> str:
     return f"C{index % 10}"
 
 
+def _width(index: int, count: int) -> float:
+    """Earlier runs are drawn wider, so where runs agree every colour still shows."""
+    return min(1.5 + 1.1 * (count - 1 - index), 3.7)
+
+
 def _nan(value: float | None) -> float:
     return math.nan if value is None else value
 
 
 def _step(
-    axes: Axes, series: StepSeries, scale: float, *, label: str, color: str, style: str
+    axes: Axes,
+    series: StepSeries,
+    scale: float,
+    *,
+    label: str,
+    color: str,
+    style: str,
+    width: float,
 ) -> bool:
     if not series.times or series.is_empty():
         return False
@@ -117,7 +138,7 @@ def _step(
     if series.end > series.times[-1]:
         xs.append(series.end / scale)
         ys.append(ys[-1])
-    axes.step(xs, ys, where="post", label=label, color=color, linestyle=style, linewidth=1.6)
+    axes.step(xs, ys, where="post", label=label, color=color, linestyle=style, linewidth=width)
     return True
 
 
@@ -125,6 +146,7 @@ def _integer_ticks(axes: Axes) -> None:
     from matplotlib.ticker import MaxNLocator  # noqa: PLC0415
 
     axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_ylim(bottom=0, top=max(axes.get_ylim()[1], 1.05))
 
 
 def _finish(
@@ -161,6 +183,7 @@ def figure_load(runs: Sequence[ReportRun]) -> Figure:
                     scale,
                     label=run.label,
                     color=_color(index),
+                    width=_width(index, len(runs)),
                     style="-",
                 )
             ax.set_ylabel(key)
@@ -236,6 +259,7 @@ def figure_metric(
                     scale,
                     label=label,
                     color=_color(index),
+                    width=_width(index, len(runs)),
                     style=_SERIES_STYLES[number % len(_SERIES_STYLES)],
                 )
             for metric in chosen:
@@ -282,6 +306,7 @@ def figure_replicas(runs: Sequence[ReportRun]) -> Figure:
                         scale,
                         label=f"{name} {field}",
                         color=_color(index),
+                        width=_width(index, len(runs)),
                         style=style,
                     )
         ax.set_ylabel("replicas")
@@ -312,6 +337,7 @@ def figure_pending(runs: Sequence[ReportRun]) -> Figure:
                     scale,
                     label=_workload_label(run, workload, len(workloads) > 1),
                     color=_color(index),
+                    width=_width(index, len(runs)),
                     style=_SERIES_STYLES[number % len(_SERIES_STYLES)],
                 )
         ax.set_ylabel("pending pods")
@@ -345,6 +371,7 @@ def figure_nodes(runs: Sequence[ReportRun]) -> Figure:
                         scale,
                         label=f"{run.label} {state}",
                         color=_color(index),
+                        width=_width(index, len(runs)),
                         style=style,
                     )
             ax.set_ylabel(f"{pool} nodes")
@@ -375,7 +402,7 @@ def figure_cost(runs: Sequence[ReportRun]) -> Figure:
                 [_nan(v) for v in series.values],
                 label=run.label,
                 color=_color(index),
-                linewidth=1.6,
+                linewidth=_width(index, len(runs)),
             )
             drawn = True
         ax.set_ylabel("US dollars")

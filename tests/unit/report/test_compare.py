@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import pytest
-
 from gpuscale.report import (
     LevelReach,
     StepSeries,
     compare_steps,
     compare_timelines,
-    comparison_summary,
+    comparison_table,
     first_reach,
 )
 from gpuscale.timeline import Header, Record, Timeline, WorkloadState
@@ -65,17 +63,17 @@ def test_tutorial_against_its_fix() -> None:
     comparison = compare_timelines(
         timelines.tutorial(), timelines.fixed(), labels=("tutorial", "fixed")
     )
-    by_name = {d.name: d for d in comparison.series}
-    prefix = timelines.WORKLOAD
-    assert set(by_name) == {
-        f"{prefix} desired replicas",
-        f"{prefix} spec replicas",
-        f"{prefix} ready replicas",
-        f"{prefix} pending pods",
-        "gpu nodes provisioning",
-        "gpu nodes ready",
-    }
-    spec = by_name[f"{prefix} spec replicas"]
+    by_name = {(d.group, d.name): d for d in comparison.series}
+    workload = timelines.WORKLOAD
+    assert list(by_name) == [
+        (workload, "desired replicas"),
+        (workload, "spec replicas"),
+        (workload, "ready replicas"),
+        (workload, "pending pods"),
+        ("pool gpu", "provisioning nodes"),
+        ("pool gpu", "ready nodes"),
+    ]
+    spec = by_name[(workload, "spec replicas")]
     assert (spec.overlap_s, spec.seconds_different, spec.max_difference, spec.area) == (
         900,
         30,
@@ -83,54 +81,50 @@ def test_tutorial_against_its_fix() -> None:
         30,
     )
     assert spec.reach == (LevelReach(2, 90, 90),)
-    ready = by_name[f"{prefix} ready replicas"]
+    ready = by_name[(workload, "ready replicas")]
     assert (ready.seconds_different, ready.area) == (90, 90)
     assert ready.reach == (LevelReach(2, 460, 460),)
-    assert by_name["gpu nodes ready"].seconds_different == 0
-    assert by_name[f"{prefix} pending pods"].seconds_different == 0
+    assert by_name[("pool gpu", "ready nodes")].seconds_different == 0
+    assert by_name[(workload, "pending pods")].seconds_different == 0
+    assert comparison.as_json()["series"][1]["seconds_different"] == 30
+
+
+def _replicas_run(name: str, counts: list[tuple[float, int]]) -> Timeline:
+    return Timeline(
+        Header(world="live"),
+        tuple(
+            Record(t=t, workloads=(WorkloadState(name=name, spec=n, status=n, ready=n),))
+            for t, n in counts
+        ),
+    )
 
 
 def test_single_workloads_with_different_names_pair() -> None:
-    def run(name: str, spec: int) -> Timeline:
-        state = WorkloadState(name=name, spec=spec, status=spec, ready=spec)
-        return Timeline(
-            Header(world="live"), (Record(t=0.0, workloads=(state,)), Record(10.0, (state,)))
-        )
-
-    comparison = compare_timelines(run("ns/a", 1), run("ns/b", 3))
-    spec = next(d for d in comparison.series if d.name == "ns/a / ns/b spec replicas")
+    comparison = compare_timelines(
+        _replicas_run("ns/a", [(0, 1), (10, 1)]), _replicas_run("ns/b", [(0, 3), (10, 3)])
+    )
+    spec = next(d for d in comparison.series if d.name == "spec replicas")
+    assert spec.group == "ns/a / ns/b"
     assert spec.max_difference == 2
     assert spec.seconds_different == 10
 
 
-def test_comparison_summary_words_the_numbers() -> None:
+def test_comparison_table_words_the_numbers() -> None:
     comparison = compare_timelines(
         timelines.tutorial(), timelines.fixed(), labels=("tutorial", "fixed")
     )
-    summary = comparison_summary(comparison)
-    section = next(s for s in summary.sections if s.title.endswith("spec replicas"))
-    rows = {r.label: r for r in section.rows}
-    assert rows["time different"].value == "30s of 15m"
-    assert rows["time different"].note == "3% of the time both cover"
-    assert rows["max difference"].value == 1.0
-    assert rows["first ≥ 2"].value == "tutorial 1m30s, fixed 1m30s"
-    assert rows["first ≥ 2"].note == "fixed +0s"
-    assert comparison.as_json()["series"][1]["seconds_different"] == 30
+    table = comparison_table(comparison)
+    assert table.headers[-1] == "first ≥ n (tutorial / fixed)"
+    groups = dict(table.sections)
+    assert list(groups) == [timelines.WORKLOAD, "pool gpu"]
+    spec = next(r for r in groups[timelines.WORKLOAD] if r[0] == "spec replicas")
+    assert spec == ("spec replicas", "30s of 15m (3%)", "1", "30", "2: 1m30s / 1m30s")
 
 
-@pytest.mark.parametrize(
-    ("a_times", "b_times", "note"),
-    [((0, 90), (0, 150), "b +1m"), ((0, 150), (0, 90), "b -1m"), ((0, 90), (0,), "")],
-)
-def test_reach_notes(a_times: tuple[float, ...], b_times: tuple[float, ...], note: str) -> None:
-    def run(times: tuple[float, ...]) -> Timeline:
-        records = tuple(
-            Record(t=t, workloads=(WorkloadState("ns/w", i + 1, i + 1, i + 1),))
-            for i, t in enumerate(times)
-        )
-        return Timeline(Header(world="simulate"), records)
-
-    summary = comparison_summary(compare_timelines(run(a_times), run(b_times)))
-    spec = next(s for s in summary.sections if s.title == "ns/w spec replicas")
-    reach = next(r for r in spec.rows if r.label == "first ≥ 2")
-    assert reach.note == note
+def test_reach_that_never_happens_reads_never() -> None:
+    late = _replicas_run("ns/w", [(0, 1), (90, 2), (120, 3), (200, 3)])
+    early = _replicas_run("ns/w", [(0, 1), (150, 2), (200, 2)])
+    table = comparison_table(compare_timelines(late, early))
+    spec = next(r for r in dict(table.sections)["ns/w"] if r[0] == "spec replicas")
+    # differ on [90,120) by 1, [120,150) by 2, [150,200) by 1: 110 s, area 30 + 60 + 50.
+    assert spec[1:] == ("1m50s of 3m20s (55%)", "2", "140", "2: 1m30s / 2m30s; 3: 2m / never")
