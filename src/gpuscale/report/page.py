@@ -30,7 +30,7 @@ from typing import Any
 
 from gpuscale import __version__
 from gpuscale.report.compare import ComparisonTable
-from gpuscale.report.plots import PLOT_NAMES, PLOT_TITLES
+from gpuscale.report.plots import PLOT_NAMES, PLOT_NOTES, PLOT_TITLES
 from gpuscale.report.run import ReportRun
 from gpuscale.report.tables import (
     SummaryGrid,
@@ -66,7 +66,7 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}
 th,td{border:1px solid #d0d7de;padding:.25rem .55rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.section th{background:#eaeef2;text-align:left}
-td.note{color:#57606a;font-size:.85rem}
+td.note,p.note{color:#57606a;font-size:.85rem}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eaeef2}
 figcaption{color:#57606a;font-size:.85rem}
 details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
@@ -202,7 +202,8 @@ def _plots(plots: Mapping[str, bytes]) -> str:
         data = base64.b64encode(plots[name]).decode("ascii")
         parts.append(
             f'<figure id="plot-{_e(name)}"><img alt="{_e(title)}" '
-            f'src="data:image/png;base64,{data}"><figcaption>{_e(title)}</figcaption></figure>'
+            f'src="data:image/png;base64,{data}"><figcaption><strong>{_e(title)}.</strong> '
+            f"{_e(PLOT_NOTES.get(name, ''))}</figcaption></figure>"
         )
     parts.append("</section>")
     return "".join(parts)

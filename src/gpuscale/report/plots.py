@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DPI",
     "PLOT_NAMES",
+    "PLOT_NOTES",
     "PLOT_TITLES",
     "figure_cost",
     "figure_load",
@@ -68,6 +69,23 @@ PLOT_TITLES: Mapping[str, str] = {
     "pending": "Pending pods",
     "nodes": "Nodes per pool by state",
     "cost": "Cost so far",
+}
+PLOT_NOTES: Mapping[str, str] = {
+    "load": "The load the run was driven with; values hold until the next record.",
+    "metric": (
+        "The trigger query's value (query:) and what the HPA read (hpa:), with the trigger "
+        "threshold from the timeline header; values hold until the next record."
+    ),
+    "replicas": (
+        "desired: the HPA's desiredReplicas (dotted); spec: spec.replicas (dashed); "
+        "ready: pods with the Ready condition (solid)."
+    ),
+    "pending": "Pods not bound to a node: waiting for a node that fits their requests.",
+    "nodes": "Nodes per pool: ready (solid), provisioning (dashed), deleting (dotted).",
+    "cost": (
+        "Dollars spent on nodes since the start, as recorded; joined point to point "
+        "between records."
+    ),
 }
 _WIDTH, _HEIGHT = 9.0, 3.4
 _FIELD_STYLES = {"desired": ":", "spec": "--", "ready": "-"}
