@@ -40,7 +40,14 @@ from gpuscale.report.tables import (
 )
 from gpuscale.units import format_duration
 
-__all__ = ["MAX_DECISIONS", "PROVENANCE_FIRST", "grid_table", "meta_texts", "render_html"]
+__all__ = [
+    "MAX_DECISIONS",
+    "OPEN_DECISIONS",
+    "PROVENANCE_FIRST",
+    "grid_table",
+    "meta_texts",
+    "render_html",
+]
 
 MAX_DECISIONS = 2000
 """Decisions listed per run; a longer list says how many were left out (the timeline has all)."""
