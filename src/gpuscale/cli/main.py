@@ -58,6 +58,7 @@ def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`app`."""
     # Command modules are added here as they land; see docs/commands/.
     from gpuscale.cli import init_cmd, profile_cmd, render_cmd  # noqa: F401, PLC0415
+    from gpuscale.cli import report_cmd  # noqa: F401, PLC0415
 
 
 def fail(error: GpuscaleError) -> int:

@@ -1,1 +1,70 @@
-"""Reports from timelines: text summaries, PNG plots and a self-contained HTML page."""
+"""Reports from timelines: text summaries, PNG plots and a self-contained HTML page.
+
+Every world writes the same timeline (:mod:`gpuscale.timeline`), so one report serves
+``gpuscale simulate``, the twin of ``up``/``demo`` and ``gpuscale watch``, and sets any
+of them side by side. The layer sits at the edge: it reads timelines and summaries that
+others computed, draws (matplotlib, imported only when a plot is drawn) and writes files;
+it computes no statistics of its own beyond :func:`timeline_basics`.
+
+The calls a producer makes::
+
+    runs = [ReportRun("tutorial", timeline, summary), ReportRun("fixed", timeline2, summary2)]
+    write_report(runs, html="report.html", plots_dir="plots/")  # page + load.png, metric.png...
+    report_html(runs)                                           # the page as a string
+    compare_timelines(predicted, observed)                      # prediction vs reality
+"""
+
+from gpuscale.report.compare import (
+    Comparison,
+    ComparisonTable,
+    LevelReach,
+    SeriesDiff,
+    compare_steps,
+    compare_timelines,
+    comparison_table,
+    first_reach,
+)
+from gpuscale.report.output import WrittenReport, report_html, write_report
+from gpuscale.report.page import grid_table, render_html
+from gpuscale.report.plots import PLOT_NAMES, PLOT_TITLES, png_bytes, render_plots
+from gpuscale.report.run import ReportRun, read_timeline
+from gpuscale.report.series import StepSeries
+from gpuscale.report.tables import (
+    Summary,
+    SummaryGrid,
+    SummaryRow,
+    SummarySection,
+    format_value,
+    side_by_side,
+    timeline_basics,
+)
+
+__all__ = [
+    "PLOT_NAMES",
+    "PLOT_TITLES",
+    "Comparison",
+    "ComparisonTable",
+    "LevelReach",
+    "ReportRun",
+    "SeriesDiff",
+    "StepSeries",
+    "Summary",
+    "SummaryGrid",
+    "SummaryRow",
+    "SummarySection",
+    "WrittenReport",
+    "compare_steps",
+    "compare_timelines",
+    "comparison_table",
+    "first_reach",
+    "format_value",
+    "grid_table",
+    "png_bytes",
+    "read_timeline",
+    "render_html",
+    "render_plots",
+    "report_html",
+    "side_by_side",
+    "timeline_basics",
+    "write_report",
+]
