@@ -13,6 +13,7 @@ Errors gpuscale raises on purpose are printed as one line on stderr, never a tra
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import typer
@@ -54,11 +55,19 @@ def root(
     """gpuscale: GPU autoscaling with KEDA, checked and rehearsed before it costs money."""
 
 
+# The command modules, in the order `gpuscale --help` lists them (the order a user meets them).
+COMMAND_MODULES = (
+    "init_cmd",
+    "render_cmd",
+    "profile_cmd",
+    "report_cmd",
+)
+
+
 def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`app`."""
-    # Command modules are added here as they land; see docs/commands/.
-    from gpuscale.cli import init_cmd, profile_cmd, render_cmd  # noqa: F401, PLC0415
-    from gpuscale.cli import report_cmd  # noqa: F401, PLC0415
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"gpuscale.cli.{name}")
 
 
 def fail(error: GpuscaleError) -> int:
