@@ -57,7 +57,10 @@ def root(
 def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`app`."""
     # Command modules are added here as they land; see docs/commands/.
-    from gpuscale.cli import cluster_cmd  # noqa: F401, PLC0415 - registers itself on import
+    from gpuscale.cli import (  # noqa: F401, PLC0415 - each registers itself on import
+        cluster_cmd,
+        install_cmd,
+    )
 
 
 def fail(error: GpuscaleError) -> int:
