@@ -60,6 +60,7 @@ def _register_commands() -> None:
     from gpuscale.cli import (  # noqa: F401, PLC0415 - each registers itself on import
         cluster_cmd,
         install_cmd,
+        load_cmd,
     )
 
 
