@@ -216,8 +216,14 @@ def test_service_backends_resolve_named_target_ports_and_skip_unready() -> None:
         service_backends(SERVICE, SLICES, "web")
 
 
-def _pod(name: str, *, ready: bool = True, phase: str = "Running", created: str = "2026-01-01T00:00:00Z",
-         deleting: bool = False) -> dict[str, Any]:  # fmt: skip
+def _pod(
+    name: str,
+    *,
+    ready: bool = True,
+    phase: str = "Running",
+    created: str = "2026-01-01T00:00:00Z",
+    deleting: bool = False,
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "creationTimestamp": created}
     if deleting:
         meta["deletionTimestamp"] = "2026-01-01T01:00:00Z"
