@@ -90,7 +90,9 @@ class FakeKube:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
         self._thread.start()
 
     def stop(self) -> None:
@@ -193,7 +195,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         query = dict(parse_qsl(parts.query))
-        self.kube.seen.append(Seen("GET", parts.path, query, dict(self.headers.items())))
+        self.kube.seen.append(
+            Seen("GET", parts.path, query, {k.lower(): v for k, v in self.headers.items()})
+        )
         if self.headers.get("Authorization") != f"Bearer {TOKEN}":
             self._json(401, status(401, "Unauthorized", "Unauthorized"))
             return
