@@ -61,6 +61,7 @@ def _register_commands() -> None:
         cluster_cmd,
         install_cmd,
         load_cmd,
+        watch_cmd,
     )
 
 
