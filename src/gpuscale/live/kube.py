@@ -6,9 +6,10 @@ Shared by ``gpuscale load``, ``watch`` and (later) ``deploy`` and ``verify``:
   explicit file, ``$KUBECONFIG`` — several files joined with ``:`` are merged as kubectl
   does — or ``~/.kube/config``) or, inside a pod, from the service account. No global
   configuration is touched, so tests can run many clients side by side.
-- :class:`Kube` wraps the typed APIs and returns the API server's JSON as plain dicts
-  (``_preload_content=False``), the same shapes the tests' fake API server serves and
-  the pure functions of :mod:`gpuscale.live.watch` read.
+- :class:`Kube` sends GETs through the client's connection pool and authentication and
+  returns the API server's JSON as plain dicts (the shapes the tests' fake API server
+  serves and the pure functions of :mod:`gpuscale.live.watch` read), and opens
+  port-forward streams with ``kubernetes.stream``.
 - :func:`kube_error` turns an ``ApiException`` or a connection failure into a one-line
   :class:`~gpuscale.errors.GpuscaleError` with the fix.
 """
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from urllib.parse import urlencode
 
 import urllib3
 from kubernetes import client as k8s
@@ -37,13 +39,13 @@ __all__ = [
     "connect",
     "kube_error",
     "label_selector",
+    "status_error",
 ]
 
 KUBECONFIG_FIX = (
     "point KUBECONFIG at the cluster's kubeconfig (on DOKS: gpuscale cluster kubeconfig "
     "--merge) or pass --kubeconfig/--context"
 )
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,30 +161,10 @@ def label_selector(selector: Mapping[str, Any]) -> str:
 
 
 def kube_error(exc: BaseException, what: str, *, host: str = "") -> GpuscaleError:
-    """The one-line error for a failed Kubernetes call about ``what``."""
+    """The one-line error for a failed Kubernetes call about ``what``: an
+    ``ApiException`` from the generated client, or a connection failure."""
     if isinstance(exc, ApiException) and exc.status:
-        status = int(exc.status)
-        message = _api_message(exc)
-        said = f" ({message})" if message else ""
-        if status == 401:
-            return UnavailableError(
-                f"the API server rejected the credentials{said}",
-                where=what,
-                fix="refresh them (DOKS: gpuscale cluster kubeconfig --merge; they expire)",
-            )
-        if status == 403:
-            return UnavailableError(
-                f"not allowed{said}",
-                where=what,
-                fix="use a context whose user may read (and port-forward to) these objects",
-            )
-        if status == 404:
-            return InputError(f"not found{said}", where=what, fix="check the name and --namespace")
-        if status == 429 or status >= 500:
-            return RetryableError(
-                f"the API server answered {status}{said}", where=what, fix="retry in a moment"
-            )
-        return GpuscaleError(f"the API server answered {status}{said}", where=what)
+        return status_error(int(exc.status), str(exc.body or exc.reason or ""), what)
     return RetryableError(
         f"cannot reach the Kubernetes API server {host}".rstrip() + f" ({type(exc).__name__})",
         where=what,
@@ -190,109 +172,168 @@ def kube_error(exc: BaseException, what: str, *, host: str = "") -> GpuscaleErro
     )
 
 
-def _api_message(exc: ApiException) -> str:
+def status_error(status: int, body: str, what: str) -> GpuscaleError:
+    """The one-line error for an API answer with HTTP ``status`` and ``Status`` ``body``."""
+    message = _api_message(body)
+    said = f" ({message})" if message else ""
+    if status == 401:
+        return UnavailableError(
+            f"the API server rejected the credentials{said}",
+            where=what,
+            fix="refresh them (DOKS: gpuscale cluster kubeconfig --merge; they expire)",
+        )
+    if status == 403:
+        return UnavailableError(
+            f"not allowed{said}",
+            where=what,
+            fix="use a context whose user may read (and port-forward to) these objects",
+        )
+    if status == 404:
+        return InputError(f"not found{said}", where=what, fix="check the name and --namespace")
+    if status == 429 or status >= 500:
+        return RetryableError(
+            f"the API server answered {status}{said}", where=what, fix="retry in a moment"
+        )
+    return GpuscaleError(f"the API server answered {status}{said}", where=what)
+
+
+def _api_message(body: str) -> str:
     try:
-        doc = json.loads(exc.body or "")
+        doc = json.loads(body or "")
     except (TypeError, ValueError):
-        return str(exc.reason or "")
-    if isinstance(doc, dict) and doc.get("message"):
-        return " ".join(str(doc["message"]).split())[:200]
-    return str(exc.reason or "")
+        return " ".join(body.split())[:200]
+    if isinstance(doc, dict):
+        return " ".join(str(doc.get("message") or doc.get("reason") or "").split())[:200]
+    return ""
 
 
 class Kube:
-    """Raw JSON reads through the typed APIs of one ``ApiClient``.
+    """Raw JSON reads and port-forward streams through one ``ApiClient``.
 
-    Every read returns the API server's JSON as dicts; ``None`` for a 404 where the
-    caller asked for ``missing_ok``.
+    The requests use the client's own connection pool (its TLS settings, proxy and CA)
+    and its authentication (``Configuration.auth_settings()``, which refreshes tokens
+    from exec plugins), but not the generated API classes: with kubernetes 37 building
+    ``CoreV1Api`` and its siblings costs about 5 s per process (413 pydantic-validated
+    methods on CoreV1Api alone), which every ``gpuscale load`` would pay for a handful
+    of GETs. Answers are the API server's JSON as dicts.
     """
 
     def __init__(self, api_client: Any, target: KubeTarget | None = None) -> None:
         self.api_client = api_client
-        self.target = target or KubeTarget(api_client.configuration.host, None, "default")
-        self.core = k8s.CoreV1Api(api_client)
-        self.apps = k8s.AppsV1Api(api_client)
-        self.autoscaling = k8s.AutoscalingV2Api(api_client)
-        self.discovery = k8s.DiscoveryV1Api(api_client)
-        self.custom = k8s.CustomObjectsApi(api_client)
+        self.configuration = api_client.configuration
+        self.target = target or KubeTarget(self.configuration.host, None, "default")
 
-    def _json(
+    def headers(self) -> dict[str, str]:
+        """``Accept`` and the authentication headers the client would send."""
+        headers = {"Accept": "application/json"}
+        for setting in (self.configuration.auth_settings() or {}).values():
+            if setting.get("in") == "header" and setting.get("value"):
+                headers[str(setting["key"])] = str(setting["value"])
+        return headers
+
+    def url(self, path: str, query: Mapping[str, str] | None = None) -> str:
+        base = str(self.configuration.host).rstrip("/")
+        return f"{base}{path}" + (f"?{urlencode(dict(query))}" if query else "")
+
+    def get_json(
         self,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        *,
         what: str,
-        call: Callable[..., Any],
-        *args: Any,
         missing_ok: bool = False,
-        **kwargs: Any,
     ) -> Any:
+        """``GET path`` as JSON; a 404 is None when ``missing_ok``, other failures raise
+        the error :func:`kube_error` maps them to."""
         try:
-            response = call(*args, _preload_content=False, **kwargs)
-        except ApiException as exc:
-            if missing_ok and exc.status == 404:
-                return None
-            raise kube_error(exc, what, host=self.target.host) from None
+            response = self.api_client.rest_client.pool_manager.request(
+                "GET",
+                self.url(path, query),
+                headers=self.headers(),
+                timeout=urllib3.Timeout(connect=10, read=60),
+                retries=False,
+            )
         except (urllib3.exceptions.HTTPError, OSError) as exc:
             raise kube_error(exc, what, host=self.target.host) from None
+        if response.status >= 400:
+            if missing_ok and response.status == 404:
+                return None
+            raise status_error(
+                response.status, response.data.decode("utf-8", "replace"), what
+            ) from None
         return json.loads(response.data)
 
+    def portforward(self, namespace: str, pod: str, port: int) -> Any:
+        """A ``kubernetes.stream`` ``PortForward`` to ``pod:port`` (raises ``ApiException``)."""
+        from kubernetes.stream.ws_client import portforward_call  # noqa: PLC0415 - websocket
+
+        return portforward_call(  # type: ignore[no-untyped-call]
+            self.configuration,
+            "GET",
+            self.url(f"/api/v1/namespaces/{namespace}/pods/{pod}/portforward"),
+            query_params=[("ports", str(port))],
+            headers={k.lower(): v for k, v in self.headers().items()},
+        )
+
     def deployment(self, namespace: str, name: str) -> dict[str, Any]:
-        doc: dict[str, Any] = self._json(
-            f"deployment/{namespace}/{name}", self.apps.read_namespaced_deployment, name, namespace
+        doc: dict[str, Any] = self.get_json(
+            f"/apis/apps/v1/namespaces/{namespace}/deployments/{name}",
+            what=f"deployment/{namespace}/{name}",
         )
         return doc
 
     def deployments(self, namespace: str) -> list[dict[str, Any]]:
-        doc = self._json(
-            f"deployments in {namespace}", self.apps.list_namespaced_deployment, namespace
+        return self._items(
+            f"/apis/apps/v1/namespaces/{namespace}/deployments", what=f"deployments in {namespace}"
         )
-        return list(doc.get("items") or [])
 
     def pods(self, namespace: str, selector: str) -> list[dict[str, Any]]:
-        doc = self._json(
-            f"pods {selector} in {namespace}",
-            self.core.list_namespaced_pod,
-            namespace,
-            label_selector=selector,
+        return self._items(
+            f"/api/v1/namespaces/{namespace}/pods",
+            {"labelSelector": selector},
+            what=f"pods {selector} in {namespace}",
         )
-        return list(doc.get("items") or [])
 
     def nodes(self) -> list[dict[str, Any]]:
-        return list((self._json("nodes", self.core.list_node) or {}).get("items") or [])
+        return self._items("/api/v1/nodes", what="nodes")
 
     def service(self, namespace: str, name: str) -> dict[str, Any]:
-        doc: dict[str, Any] = self._json(
-            f"service/{namespace}/{name}", self.core.read_namespaced_service, name, namespace
+        doc: dict[str, Any] = self.get_json(
+            f"/api/v1/namespaces/{namespace}/services/{name}", what=f"service/{namespace}/{name}"
         )
         return doc
 
     def endpoint_slices(self, namespace: str, service: str) -> list[dict[str, Any]]:
-        doc = self._json(
-            f"endpointslices of service/{namespace}/{service}",
-            self.discovery.list_namespaced_endpoint_slice,
-            namespace,
-            label_selector=f"kubernetes.io/service-name={service}",
+        return self._items(
+            f"/apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices",
+            {"labelSelector": f"kubernetes.io/service-name={service}"},
+            what=f"endpointslices of service/{namespace}/{service}",
         )
-        return list(doc.get("items") or [])
 
     def hpas(self, namespace: str) -> list[dict[str, Any]]:
-        doc = self._json(
-            f"horizontalpodautoscalers in {namespace}",
-            self.autoscaling.list_namespaced_horizontal_pod_autoscaler,
-            namespace,
+        return self._items(
+            f"/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers",
+            what=f"horizontalpodautoscalers in {namespace}",
         )
-        return list(doc.get("items") or [])
 
     def scaled_objects(self, namespace: str) -> list[dict[str, Any]]:
-        doc = self._json(
-            f"scaledobjects in {namespace}",
-            self.custom.list_namespaced_custom_object,
-            "keda.sh",
-            "v1alpha1",
-            namespace,
-            "scaledobjects",
+        """KEDA ScaledObjects; none when KEDA's CRD is not installed (404)."""
+        return self._items(
+            f"/apis/keda.sh/v1alpha1/namespaces/{namespace}/scaledobjects",
+            what=f"scaledobjects in {namespace}",
             missing_ok=True,
         )
-        return list((doc or {}).get("items") or [])
 
     def events(self, namespace: str) -> list[dict[str, Any]]:
-        doc = self._json(f"events in {namespace}", self.core.list_namespaced_event, namespace)
-        return list(doc.get("items") or [])
+        return self._items(f"/api/v1/namespaces/{namespace}/events", what=f"events in {namespace}")
+
+    def _items(
+        self,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        *,
+        what: str,
+        missing_ok: bool = False,
+    ) -> list[dict[str, Any]]:
+        doc = self.get_json(path, query, what=what, missing_ok=missing_ok)
+        return list((doc or {}).get("items") or [])

@@ -3,7 +3,7 @@
 Each connection accepted on ``127.0.0.1:<local_port>`` opens its own port-forward
 stream through the API server (``GET /api/v1/namespaces/{ns}/pods/{pod}/portforward``
 upgraded to a WebSocket, subprotocol ``v4.channel.k8s.io``; the Python client's
-``kubernetes.stream.portforward``) and bytes are copied both ways until either side
+``kubernetes.stream`` port-forward) and bytes are copied both ways until either side
 closes. HTTP clients that keep connections alive therefore open few streams.
 
 What kubelet reports on the stream's error channel (for instance "connection refused"
@@ -24,7 +24,6 @@ from types import TracebackType
 from typing import Any
 
 from kubernetes.client.exceptions import ApiException
-from kubernetes.stream import portforward
 
 from gpuscale.errors import GpuscaleError, RetryableError, UnavailableError
 from gpuscale.live.kube import Kube, kube_error
@@ -104,12 +103,7 @@ class PortForwarder:
 
     def _open(self) -> Any:
         try:
-            return portforward(
-                self.kube.core.connect_get_namespaced_pod_portforward,
-                self.pod,
-                self.namespace,
-                ports=str(self.port),
-            )
+            return self.kube.portforward(self.namespace, self.pod, self.port)
         except ApiException as exc:
             raise self._error(exc) from None
 

@@ -103,3 +103,69 @@ def pod_server() -> Iterator[Callable[..., PodServer]]:
         assert pod.server is not None
         pod.server.shutdown()
         pod.server.server_close()
+
+
+@dataclass
+class RealPrometheus:
+    url: str
+    pod: PodServer
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def real_prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RealPrometheus]:
+    """Debian's Prometheus on loopback scraping a workload pod whose gauge is 160."""
+    import shutil
+    import subprocess
+    import time
+
+    import httpx
+
+    binary = shutil.which("prometheus")
+    if binary is None:
+        pytest.skip("prometheus is not installed (scripts/install-system-deps.sh installs it)")
+    pod = PodServer(gauge=160.0)
+    _start(pod)
+    tmp = tmp_path_factory.mktemp("prometheus")
+    config = tmp / "prometheus.yml"
+    config.write_text(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        "scrape_configs:\n"
+        f"  - job_name: app\n    static_configs: [{{targets: ['127.0.0.1:{pod.address[1]}']}}]\n",
+        encoding="utf-8",
+    )
+    port = _free_port()
+    process = subprocess.Popen(
+        [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'data'}",
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                doc = httpx.get(
+                    f"{url}/api/v1/query", params={"query": "sum(my_custom_gauge)"}
+                ).json()
+                if doc["data"]["result"]:
+                    break
+            except (httpx.HTTPError, ValueError, KeyError):
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail("Prometheus did not start scraping within 30s")
+            time.sleep(0.2)
+        yield RealPrometheus(url, pod)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        assert pod.server is not None
+        pod.server.shutdown()
+        pod.server.server_close()

@@ -7,9 +7,8 @@ test sees exactly what gpuscale would run.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,22 +18,25 @@ from gpuscale.cli.main import main
 
 pytestmark = pytest.mark.integration
 
-FAKE_HELM = """#!{python}
-import json, os, pathlib, sys
-args = sys.argv[1:]
-entry = {{"argv": args, "values": {{}}}}
-for i, a in enumerate(args):
-    if a == "--values":
-        path = pathlib.Path(args[i + 1])
-        entry["values"][path.name] = path.read_text()
-        entry["values_dir"] = str(path.parent)
-with open(os.environ["FAKE_HELM_LOG"], "a") as log:
-    log.write(json.dumps(entry) + "\\n")
-fail = os.environ.get("FAKE_HELM_FAIL", "")
-if fail and fail in " ".join(args):
-    sys.stderr.write("Error: UPGRADE FAILED: timed out waiting for the condition\\n")
-    sys.exit(1)
-print("Release has been upgraded. Happy Helming!")
+FAKE_HELM = """#!/bin/sh
+# Records each call in $FAKE_HELM_LOG.d/<n>/: argv (one per line), the values files given.
+log="$FAKE_HELM_LOG.d"
+mkdir -p "$log"
+n=$(ls "$log" | wc -l)
+dir="$log/$n"
+mkdir "$dir"
+printf '%s\\n' "$@" > "$dir/argv"
+prev=""
+for a in "$@"; do
+  if [ "$prev" = "--values" ]; then cp "$a" "$dir/"; dirname "$a" > "$dir/values_dir"; fi
+  prev="$a"
+done
+if [ -n "$FAKE_HELM_FAIL" ]; then
+  case " $* " in *"$FAKE_HELM_FAIL"*)
+    echo "Error: UPGRADE FAILED: timed out waiting for the condition" >&2; exit 1;;
+  esac
+fi
+echo "Release has been upgraded. Happy Helming!"
 """
 
 PROMETHEUS_VALUES = {
@@ -59,7 +61,7 @@ def helm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     script = bin_dir / "helm"
-    script.write_text(FAKE_HELM.format(python=sys.executable), encoding="utf-8")
+    script.write_text(FAKE_HELM, encoding="utf-8")
     script.chmod(0o755)
     log = tmp_path / "helm.log"
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
@@ -69,7 +71,17 @@ def helm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _calls(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    root = Path(f"{log}.d")
+    calls = []
+    for number in sorted((int(p.name) for p in root.iterdir()) if root.exists() else []):
+        entry = root / str(number)
+        call: dict = {"argv": (entry / "argv").read_text().splitlines(), "values": {}}
+        for path in entry.glob("*.values.yaml"):
+            call["values"][path.name] = path.read_text()
+        if (entry / "values_dir").exists():
+            call["values_dir"] = (entry / "values_dir").read_text().strip()
+        calls.append(call)
+    return calls
 
 
 def test_install_runs_repo_setup_then_both_releases_with_wait(
@@ -106,7 +118,7 @@ def test_install_runs_repo_setup_then_both_releases_with_wait(
 def test_install_is_the_same_commands_every_time(helm: Path) -> None:
     assert main(["install"]) == 0
     first = [c["argv"] for c in _calls(helm)]
-    helm.unlink()
+    shutil.rmtree(f"{helm}.d")
     assert main(["install"]) == 0
     second = [c["argv"] for c in _calls(helm)]
     strip = [[a for a in argv if not a.endswith(".values.yaml")] for argv in (*first, *second)]
