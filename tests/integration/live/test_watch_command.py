@@ -50,7 +50,8 @@ def _cluster(kube: FakeKube, prometheus: RealPrometheus, app: PodServer) -> None
     kube.put({
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "prometheus-operated", "namespace": "monitoring"},
-        "spec": {"clusterIP": "None", "ports": [{"name": "web", "port": 9090, "targetPort": "web"}]},
+        "spec": {"clusterIP": "None",
+                 "ports": [{"name": "web", "port": 9090, "targetPort": "web"}]},
     })  # fmt: skip
     kube.put({
         "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
@@ -100,15 +101,22 @@ def _node_ready(kube: FakeKube) -> None:
     kube.put(o.deployment(spec=2, status=2, ready=2))
 
 
+@pytest.fixture
+def tutorial(
+    fake_kube: FakeKube, real_prometheus: RealPrometheus, pod_server: Callable[..., PodServer]
+) -> FakeKube:
+    """The tutorial's objects in the fake API server, Prometheus behind its Service."""
+    _cluster(fake_kube, real_prometheus, pod_server())
+    return fake_kube
+
+
 def test_watch_writes_the_live_timeline_with_the_real_query_value(
-    fake_kube: FakeKube,
-    real_prometheus: RealPrometheus,
-    pod_server: Callable[..., PodServer],
+    tutorial: FakeKube,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _cluster(fake_kube, real_prometheus, pod_server())
+    fake_kube = tutorial
     fake_kube.put(o.event("old.1", reason="ScalingReplicaSet", kind="Deployment", obj=o.APP,
                           message="Scaled up replica set go-from-configmap-7d9f8 to 1",
                           at="2026-11-30T09:00:00Z"))  # fmt: skip
