@@ -86,7 +86,7 @@ PROFILE = Path("gpuscale.yaml")
 
 
 def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def _spec(profile: Path) -> ClusterSpec:

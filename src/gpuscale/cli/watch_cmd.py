@@ -100,7 +100,7 @@ def watch_command(
     ns = namespace or target.namespace
     name = _deployment_name(kube, ns, deployment)
     tty = sys.stdout.isatty() if runtime.tty is None else runtime.tty
-    console = Console(highlight=False, soft_wrap=not tty)
+    console = Console(highlight=False, soft_wrap=not tty, width=None if tty else 120)
     handle = timeline.open("w", encoding="utf-8") if timeline is not None else None
     try:
         writer = None
@@ -165,7 +165,7 @@ def _plain(
         if once:
             console.print(render(snap, state))
         elif record is not None:
-            console.print(_line(snap, record))
+            console.print(_line(snap, record), markup=False, highlight=False)
 
     run_watch(
         watcher, clock=runtime.clock, sleep=runtime.sleep, interval=every, prices=prices,

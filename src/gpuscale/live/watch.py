@@ -446,7 +446,7 @@ def render(
         (f"deployment/{snap.workload}", "bold"),
         f"  spec {snap.spec}  status {snap.status}  ready {snap.ready}",
         f"  HPA desired {_fmt(desired)}",
-        f"  t+{format_duration(snap.t)}",
+        f"  t+{format_duration(round(snap.t))}",
     )
     if state is not None:
         head.append(f"  ${state.cost:.2f} so far")
@@ -506,7 +506,12 @@ def render(
             table.add_column(column, overflow="fold")
         for view in shown:
             table.add_row(
-                view.time[11:19] or "-", view.type, view.reason, view.target, view.message
+                *(
+                    Text(cell)
+                    for cell in (
+                        view.time[11:19] or "-", view.type, view.reason, view.target, view.message
+                    )
+                )
             )
         parts.append(table)
     for error in snap.errors:

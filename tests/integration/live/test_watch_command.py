@@ -154,7 +154,9 @@ def test_watch_writes_the_live_timeline_with_the_real_query_value(
     forwards = [f for f in fake_kube.forwards if f[0] == "monitoring"]
     assert forwards[0] == ("monitoring", "prometheus-prometheus-0", 9090)
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("t+0s spec=1 ready=1 desired=1 pods[Ready=1]")
+    assert out[0].startswith(
+        "t+0s spec=1 ready=1 desired=1 pods[Ready=1] nodes[general:ready=1 gpu:ready=1]"
+    )
     assert "query:s0-prometheus=160" in out[0]
     assert any(
         line.strip().startswith("cluster-autoscaler scale-up TriggeredScaleUp") for line in out
