@@ -509,7 +509,11 @@ def render(
                 *(
                     Text(cell)
                     for cell in (
-                        view.time[11:19] or "-", view.type, view.reason, view.target, view.message
+                        view.time[11:19] or "-",
+                        view.type,
+                        view.reason,
+                        view.target,
+                        view.message,
                     )
                 )
             )
