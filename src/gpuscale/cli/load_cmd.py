@@ -84,8 +84,12 @@ def load_command(
         typer.Option("--openai-model", help="POST /v1/completions for this model instead."),
     ] = None,
     timeout: Annotated[str, typer.Option("--timeout", help="Per-request timeout.")] = "30s",
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", help="Requests on the wire at once (connections).")
+    ] = 32,
     max_in_flight: Annotated[
-        int, typer.Option("--max-in-flight", help="Open requests at most; later ones are dropped.")
+        int,
+        typer.Option("--max-in-flight", help="Requests sent or waiting at most; more are dropped."),
     ] = 256,
     refresh: Annotated[
         str, typer.Option("--refresh", help="How often to follow the Service's ready pods.")
@@ -139,6 +143,7 @@ def load_command(
         path=path,
         openai_model=openai_model,
         timeout=_duration(timeout, "--timeout"),
+        concurrency=concurrency,
         max_in_flight=max_in_flight,
         refresh=_duration(refresh, "--refresh"),
         output=output,
@@ -242,6 +247,7 @@ def _send(
     path: str,
     openai_model: str | None,
     timeout: float,
+    concurrency: int,
     max_in_flight: int,
     refresh: float,
     output: str,
@@ -269,8 +275,10 @@ def _send(
         raise InputError(
             str(exc), where="--rate/--speed/--for", fix="use positive numbers"
         ) from None
-    if max_in_flight < 1:
-        raise InputError("must be at least 1", where="--max-in-flight", fix="e.g. 256")
+    if max_in_flight < 1 or concurrency < 1:
+        raise InputError(
+            "must be at least 1", where="--concurrency/--max-in-flight", fix="e.g. 32 and 256"
+        )
     pool = ForwardPool(kube, ns, service, service_port)
     pool.refresh()
     if not pool.urls():
@@ -290,7 +298,7 @@ def _send(
         print(f"  {report.lines()[0]}", file=sys.stderr)
 
     async def go() -> LoadReport:
-        limits = httpx.Limits(max_connections=max_in_flight, max_keepalive_connections=64)
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         async with httpx.AsyncClient(limits=limits, trust_env=False) as client:
             return await run_load(
                 arrivals,
@@ -298,6 +306,7 @@ def _send(
                 targets=pool.urls,
                 request=RequestSpec(path=path, openai_model=openai_model),
                 clock=WallClock(),
+                concurrency=concurrency,
                 max_in_flight=max_in_flight,
                 timeout=timeout,
                 on_progress=progress,

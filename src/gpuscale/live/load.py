@@ -230,6 +230,7 @@ async def run_load(
     targets: Callable[[], Sequence[str]],
     request: RequestSpec,
     clock: LoadClock,
+    concurrency: int = 32,
     max_in_flight: int = 256,
     timeout: float = 30.0,
     on_progress: Callable[[LoadReport], None] | None = None,
@@ -238,10 +239,20 @@ async def run_load(
     """Send one request per arrival at its offset, round-robin over ``targets()``.
 
     ``targets`` returns base URLs (``http://127.0.0.1:<port>``) of the ready backends at
-    the moment of asking. Each request is sent at ``start + offset`` without waiting for
-    earlier answers (open loop); at most ``max_in_flight`` are open at once, later ones are
-    counted as dropped.
+    the moment of asking. Each request is due at ``start + offset`` whatever earlier
+    ones are doing (open loop). At most ``concurrency`` requests are on the wire at once
+    (size the client's connection pool to match); a request due while all are busy
+    waits for one and goes late, and the lateness is reported as lag. Arrivals that find
+    ``max_in_flight`` requests sent or waiting are dropped and counted.
+
+    Why the cap: with hundreds of requests queued inside httpx's connection pool, each
+    request costs more CPU the longer the queue (measured in
+    ``benchmarks/live_load.py``), and the sender collapses at rates it could otherwise
+    sustain; queueing here is cheap and the lag says when the machine fell behind.
     """
+    if concurrency < 1 or max_in_flight < 1:
+        raise ValueError("concurrency and max_in_flight must be at least 1")
+    slots = asyncio.Semaphore(concurrency)
     start = clock.now()
     counters: dict[str, Any] = {
         "planned": 0, "sent": 0, "ok": 0, "dropped": 0, "max_lag": 0.0,
@@ -264,8 +275,17 @@ async def run_load(
             max_lag=counters["max_lag"],
         )
 
-    async def one(url: str, method: str, path: str, body: dict[str, Any] | None) -> None:
-        began = clock.now()
+    async def one(
+        due: float, url: str, method: str, path: str, body: dict[str, Any] | None
+    ) -> None:
+        async with slots:
+            began = clock.now()
+            counters["max_lag"] = max(counters["max_lag"], began - due)
+            await send(url, method, path, body, began)
+
+    async def send(
+        url: str, method: str, path: str, body: dict[str, Any] | None, began: float
+    ) -> None:
         try:
             response = await client.request(
                 method, url + path, json=body, headers=dict(request.headers), timeout=timeout
@@ -303,7 +323,7 @@ async def run_load(
         url = urls[turn % len(urls)]
         turn += 1
         counters["sent"] += 1
-        task = asyncio.create_task(one(url, method, path, body))
+        task = asyncio.create_task(one(due, url, method, path, body))
         open_tasks.add(task)
         task.add_done_callback(open_tasks.discard)
     if open_tasks:

@@ -265,3 +265,21 @@ def test_pick_pod_prefers_the_oldest_ready_one() -> None:
 )  # fmt: skip
 def test_label_selector_prints_like_apimachinery(selector: dict[str, Any], text: str) -> None:
     assert label_selector(selector) == text
+
+
+def test_requests_beyond_the_concurrency_wait_for_a_slot_and_count_as_lag() -> None:
+    clock = VirtualClock()
+    sent_at: list[float] = []
+
+    async def slow(request: httpx.Request) -> httpx.Response:
+        sent_at.append(clock.now())
+        await clock.sleep(1.0)
+        return httpx.Response(200)
+
+    arrivals = [Arrival(0.0), Arrival(0.0), Arrival(0.0), Arrival(0.5)]
+    report = _run(arrivals, slow, clock, ["http://a"], concurrency=2)
+    start = sent_at[0]
+    assert [t - start for t in sent_at] == pytest.approx([0.0, 0.0, 1.0, 1.0])
+    assert report.latencies == pytest.approx((1.0, 1.0, 1.0, 1.0))
+    assert report.max_lag == pytest.approx(1.0)
+    assert report.dropped == 0
