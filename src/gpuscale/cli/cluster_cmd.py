@@ -14,7 +14,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -50,7 +50,6 @@ class CloudRuntime:
     home: Path | None = None
     """None means ``Path.home()``."""
     poll_interval: float = 10.0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def env(self) -> Mapping[str, str]:
         return os.environ if self.environ is None else self.environ
