@@ -59,6 +59,7 @@ class FakeKube:
         self.backends: dict[tuple[str, str, int], tuple[str, int]] = {}
         self.seen: list[Seen] = []
         self.forwards: list[tuple[str, str, int]] = []
+        self.denied: dict[str, int] = {}
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -119,6 +120,15 @@ class FakeKube:
 
     # ---- answers ----------------------------------------------------------------
     def answer(self, path: str, query: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        if path in self.denied:
+            code = self.denied[path]
+            reason = {403: "Forbidden", 500: "InternalError"}.get(code, "Error")
+            message = (
+                'nodes is forbidden: User "dev" cannot list resource "nodes" at the cluster scope'
+                if code == 403
+                else "etcdserver: request timed out"
+            )
+            return code, status(code, reason, message)
         with self._lock:
             if path in self.objects:
                 return 200, self.objects[path]

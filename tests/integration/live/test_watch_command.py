@@ -193,3 +193,19 @@ def test_watch_of_a_missing_deployment_is_an_input_error(
 ) -> None:
     assert main(["watch", "--once", "-d", "nope"]) == 2
     assert "deployment/demo/nope: not found" in capsys.readouterr().err
+
+
+def test_a_forbidden_or_failing_read_is_shown_and_the_watch_goes_on(
+    tutorial: FakeKube, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tutorial.denied["/api/v1/nodes"] = 403
+    tutorial.denied["/api/v1/namespaces/demo/events"] = 500
+    assert main(["watch", "--once"]) == 0
+    out = capsys.readouterr().out
+    assert "nodes: none" in out
+    assert (
+        'read failed: nodes: not allowed (nodes is forbidden: User "dev" cannot list resource '
+        '"nodes" at the cluster scope)'
+    ) in " ".join(out.split())
+    assert "read failed: events in demo: the API server answered 500" in " ".join(out.split())
+    assert "query = 160" in out
