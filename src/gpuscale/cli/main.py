@@ -61,6 +61,10 @@ COMMAND_MODULES = (
     "render_cmd",
     "profile_cmd",
     "report_cmd",
+    "cluster_cmd",
+    "install_cmd",
+    "load_cmd",
+    "watch_cmd",
 )
 
 

@@ -1,0 +1,202 @@
+"""``gpuscale watch``: the live view of a workload's scaling chain, and its timeline.
+
+On a terminal the view redraws every ``--interval``; piped, one line per change goes to
+stdout. ``--timeline FILE`` writes the same JSON Lines format as ``gpuscale simulate``
+(header ``world: live``), one record per change. ``--once`` prints one view and exits.
+The Kubernetes client is imported when the command runs, not when ``gpuscale`` starts.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.live import Live
+
+from gpuscale import __version__
+from gpuscale.cli._profile_input import read_profile_mapping
+from gpuscale.cli.main import app
+from gpuscale.errors import InputError
+from gpuscale.units import parse_duration
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gpuscale.live.watch import Snapshot, WatchState
+    from gpuscale.timeline import Record
+
+__all__ = ["WatchRuntime", "runtime", "watch_command"]
+
+
+@dataclass
+class WatchRuntime:
+    """The clock, sleep and wall time the command uses; tests replace them."""
+
+    clock: Callable[[], float] = time.monotonic
+    sleep: Callable[[float], None] = time.sleep
+    now: Callable[[], datetime] = lambda: datetime.now(UTC)
+    tty: bool | None = None
+    """Force the live view on (True) or the line output (False); None asks stdout."""
+
+
+runtime = WatchRuntime()
+
+
+@app.command("watch")
+def watch_command(
+    *,
+    deployment: Annotated[
+        str | None,
+        typer.Option("--deployment", "-d", help="The Deployment (default: the only one)."),
+    ] = None,
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", help="Namespace (default: the context's).")
+    ] = None,
+    timeline: Annotated[
+        Path | None, typer.Option("--timeline", help="Write the timeline (JSON Lines) here.")
+    ] = None,
+    prometheus: Annotated[
+        str | None,
+        typer.Option(
+            "--prometheus", help="Prometheus base URL (default: the trigger's, forwarded)."
+        ),
+    ] = None,
+    interval: Annotated[str, typer.Option("--interval", help="Time between reads.")] = "2s",
+    for_: Annotated[
+        str | None, typer.Option("--for", help="Stop after this long (default: until Ctrl-C).")
+    ] = None,
+    once: Annotated[bool, typer.Option("--once", help="Print one view and exit.")] = False,
+    profile: Annotated[
+        Path | None, typer.Option("--profile", "-p", help="Node pool prices for the cost column.")
+    ] = None,
+    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+) -> None:
+    """Watch replicas, pods, nodes, the ScaledObject, the HPA, the query and events."""
+    import httpx  # noqa: PLC0415 - see module doc
+
+    from gpuscale.cli.load_cmd import _deployment_name  # noqa: PLC0415 - shared lookup
+    from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
+    from gpuscale.live.watch import pools_from_profile, render  # noqa: PLC0415
+    from gpuscale.live.watcher import TimelineWriter, Watcher, run_watch  # noqa: PLC0415
+    from gpuscale.timeline import Header  # noqa: PLC0415
+
+    every = _duration(interval, "--interval")
+    if every <= 0:
+        raise InputError("must be more than 0", where="--interval", fix="e.g. --interval 2s")
+    duration = _duration(for_, "--for") if for_ is not None else None
+    pools: dict[str, dict[str, float]] = {}
+    if profile is not None:
+        pools = pools_from_profile(read_profile_mapping(profile), source=str(profile))
+    prices = {name: p["price_per_hour"] for name, p in pools.items() if "price_per_hour" in p}
+    api, target = connect(kubeconfig=kubeconfig, context=context)
+    kube = Kube(api, target)
+    ns = namespace or target.namespace
+    name = _deployment_name(kube, ns, deployment)
+    tty = sys.stdout.isatty() if runtime.tty is None else runtime.tty
+    console = Console(highlight=False, soft_wrap=not tty, width=None if tty else 120)
+    handle = timeline.open("w", encoding="utf-8") if timeline is not None else None
+    try:
+        writer = None
+        if handle is not None:
+            writer = TimelineWriter(
+                handle,
+                Header(
+                    world="live",
+                    started_at=runtime.now().isoformat(timespec="seconds"),
+                    pools=pools,
+                    meta={
+                        "deployment": f"{ns}/{name}",
+                        "context": target.context,
+                        "interval_seconds": every,
+                        "gpuscale": __version__,
+                    },
+                ),
+            )
+        with httpx.Client(timeout=10, trust_env=False) as http:
+            watcher = Watcher(kube, ns, name, http=http, prometheus=prometheus)
+            try:
+                if once or not tty:
+                    _plain(
+                        watcher, writer, prices, every,
+                        duration=duration, console=console, once=once, render=render,
+                    )  # fmt: skip
+                else:
+                    with Live(console=console, auto_refresh=False, transient=False) as live:
+
+                        def tick(snap: Snapshot, record: Record | None, state: WatchState) -> None:
+                            if record is not None and writer is not None:
+                                writer.write(record)
+                            live.update(render(snap, state), refresh=True)
+
+                        run_watch(
+                            watcher, clock=runtime.clock, sleep=runtime.sleep, interval=every,
+                            prices=prices, on_tick=tick, duration=duration,
+                        )  # fmt: skip
+            finally:
+                watcher.close()
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def _plain(
+    watcher: Any,
+    writer: Any,
+    prices: dict[str, float],
+    every: float,
+    *,
+    duration: float | None,
+    console: Console,
+    once: bool,
+    render: Any,
+) -> None:
+    from gpuscale.live.watcher import run_watch  # noqa: PLC0415 - see module doc
+
+    def tick(snap: Snapshot, record: Record | None, state: WatchState) -> None:
+        if record is not None and writer is not None:
+            writer.write(record)
+        if once:
+            console.print(render(snap, state))
+        elif record is not None:
+            console.print(_line(snap, record), markup=False, highlight=False)
+
+    run_watch(
+        watcher, clock=runtime.clock, sleep=runtime.sleep, interval=every, prices=prices,
+        on_tick=tick, duration=duration, ticks=1 if once else None,
+    )  # fmt: skip
+
+
+def _line(snap: Snapshot, record: Record) -> str:
+    workload = record.workloads[0]
+    pods = " ".join(f"{k}={v}" for k, v in workload.pods.items()) or "none"
+    nodes = " ".join(
+        f"{pool}:" + ",".join(f"{s}={n}" for s, n in states.items())
+        for pool, states in record.nodes.items()
+    )
+    metrics = " ".join(f"{k}={'-' if v is None else f'{v:g}'}" for k, v in workload.metrics.items())
+    text = (
+        f"t+{record.t:g}s spec={workload.spec} ready={workload.ready} "
+        f"desired={'-' if workload.desired is None else workload.desired} pods[{pods}] "
+        f"nodes[{nodes or 'none'}] {metrics} cost=${record.cost_usd:.2f}"
+    )
+    for decision in record.decisions:
+        text += f"\n  {decision.controller} {decision.action} {decision.reason} {decision.target}"
+        if decision.detail:
+            text += f": {decision.detail}"
+    for error in snap.errors:
+        text += f"\n  read failed: {error}"
+    return text
+
+
+def _duration(text: str, flag: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise InputError(str(exc), where=flag, fix="e.g. 2s, 30s or 10m") from None

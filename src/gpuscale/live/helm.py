@@ -1,0 +1,354 @@
+"""``gpuscale install``: kube-prometheus-stack and KEDA through the ``helm`` binary.
+
+There is no Helm for Python that does not shell out to ``helm`` or bundle young native
+bindings (``/work/shared/reference/platform.md`` §4.4), so gpuscale runs the real
+``helm`` and says how to install it when it is missing. Everything that decides what
+to run is pure (:func:`install_plan`); :class:`HelmRunner` only executes.
+
+Choices, and why (``docs/commands/install.md`` explains them to users):
+
+- ``helm upgrade --install … --wait`` for both releases: idempotent, and it returns only
+  when the Deployments are ready.
+- kube-prometheus-stack first, because KEDA's chart creates ServiceMonitors for its own
+  metrics, which need the prometheus-operator CRDs.
+- ServiceMonitor selection: ``serviceMonitorSelectorNilUsesHelmValues: false`` (and the
+  same for PodMonitors). With the chart's default (true) Prometheus selects only
+  ServiceMonitors labelled ``release: <release name>``
+  (``charts/kube-prometheus-stack/templates/prometheus/prometheus.yaml``), and a
+  ServiceMonitor without the label is silently not scraped, which KEDA then reads as 0
+  (the tutorial's mistakes 3 and 6). gpuscale installs a stack of its own, so selecting
+  every ServiceMonitor in every namespace is the safe default; the ``release`` label still
+  works, it is just no longer required.
+- KEDA's metrics API server (``external.metrics.k8s.io``) is always part of the KEDA
+  chart; gpuscale turns on the ServiceMonitors for KEDA's operator and metrics server so
+  ``keda_scaler_metrics_value`` (what KEDA read from the trigger) lands in Prometheus.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from gpuscale.errors import InputError, ProfileError, UnavailableError
+
+__all__ = [
+    "HELM_INSTALL_FIX",
+    "HelmCommand",
+    "HelmRunner",
+    "InstallSpec",
+    "find_helm",
+    "install_plan",
+    "install_spec_from_profile",
+    "keda_values",
+    "prometheus_values",
+    "values_yaml",
+]
+
+HELM_INSTALL_FIX = (
+    "install Helm 3 (https://helm.sh/docs/intro/install/; e.g. "
+    "curl -fsSL https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3 | bash) "
+    "and make sure `helm` is on PATH"
+)
+PROMETHEUS_REPO = ("prometheus-community", "https://prometheus-community.github.io/helm-charts")
+KEDA_REPO = ("kedacore", "https://kedacore.github.io/charts")
+
+
+@dataclass(frozen=True, slots=True)
+class InstallSpec:
+    """What ``gpuscale install`` installs and where."""
+
+    prometheus_release: str = "prometheus"
+    """Helm release name of kube-prometheus-stack."""
+    prometheus_namespace: str = "monitoring"
+    """Namespace for kube-prometheus-stack; the Prometheus URL is
+    ``http://prometheus-operated.<namespace>.svc.cluster.local:9090``."""
+    prometheus_chart_version: str | None = None
+    """Pin the kube-prometheus-stack chart version; None installs the newest."""
+    scrape_interval: str | None = None
+    """Prometheus' global scrape interval (``30s``); None keeps the operator's default (30s)."""
+    keda_release: str = "keda"
+    """Helm release name of KEDA."""
+    keda_namespace: str = "keda"
+    """Namespace for KEDA."""
+    keda_chart_version: str | None = None
+    """Pin the KEDA chart version; None installs the newest."""
+    timeout: str = "10m"
+    """How long ``helm --wait`` waits for each release to become ready."""
+
+    @property
+    def prometheus_url(self) -> str:
+        """The in-cluster address a ScaledObject's prometheus trigger should use."""
+        return f"http://prometheus-operated.{self.prometheus_namespace}.svc.cluster.local:9090"
+
+
+@dataclass(frozen=True, slots=True)
+class HelmCommand:
+    """One ``helm`` invocation, with the values files it reads."""
+
+    args: tuple[str, ...]
+    """Arguments after ``helm``; values files appear by their file name."""
+    values: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """File name → the values document to write there before running."""
+    note: str = ""
+
+    def shell(self, directory: Path | None = None) -> str:
+        """The command as a shell line, values files placed in ``directory``."""
+        args = [
+            str(directory / a) if directory is not None and a in self.values else a
+            for a in self.args
+        ]
+        return shlex.join(["helm", *args])
+
+
+def install_spec_from_profile(
+    profile: Mapping[str, Any], *, source: str = "gpuscale.yaml"
+) -> InstallSpec:
+    """The :class:`InstallSpec` in a profile mapping; the only place that knows its keys.
+
+    Keys read (all optional): ``prometheus.release``, ``prometheus.namespace``,
+    ``prometheus.chart_version``, ``prometheus.scrape_interval``, ``keda.release``,
+    ``keda.namespace``, ``keda.chart_version``.
+    """
+    prometheus = _section(profile, "prometheus", source)
+    keda = _section(profile, "keda", source)
+    defaults = InstallSpec()
+    return InstallSpec(
+        prometheus_release=_name(
+            prometheus, "release", defaults.prometheus_release, source, "prometheus"
+        ),
+        prometheus_namespace=_name(
+            prometheus, "namespace", defaults.prometheus_namespace, source, "prometheus"
+        ),
+        prometheus_chart_version=_optional(prometheus, "chart_version", source, "prometheus"),
+        scrape_interval=_optional(prometheus, "scrape_interval", source, "prometheus"),
+        keda_release=_name(keda, "release", defaults.keda_release, source, "keda"),
+        keda_namespace=_name(keda, "namespace", defaults.keda_namespace, source, "keda"),
+        keda_chart_version=_optional(keda, "chart_version", source, "keda"),
+    )
+
+
+def _section(profile: Mapping[str, Any], key: str, source: str) -> Mapping[str, Any]:
+    value = profile.get(key) or {}
+    if not isinstance(value, Mapping):
+        raise ProfileError(
+            "expected a mapping", where=f"{source}: {key}", fix=f"write {key}: {{namespace: ...}}"
+        )
+    return value
+
+
+def _name(section: Mapping[str, Any], key: str, default: str, source: str, parent: str) -> str:
+    value = section.get(key, default)
+    if not isinstance(value, str) or not _is_dns_label(value):
+        raise ProfileError(
+            f"{value!r} is not a valid Kubernetes name",
+            where=f"{source}: {parent}.{key}",
+            fix="use lower-case letters, digits and '-', at most 53 characters",
+        )
+    return value
+
+
+def _optional(section: Mapping[str, Any], key: str, source: str, parent: str) -> str | None:
+    value = section.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ProfileError(
+            f"expected a string, got {value!r}",
+            where=f"{source}: {parent}.{key}",
+            fix=f'quote it, e.g. {key}: "1.2.3"',
+        )
+    return value.strip()
+
+
+def _is_dns_label(text: str) -> bool:
+    return (
+        0 < len(text) <= 53
+        and text[0].isalnum()
+        and text[-1].isalnum()
+        and all(c.islower() or c.isdigit() or c == "-" for c in text)
+    )
+
+
+def prometheus_values(spec: InstallSpec) -> dict[str, Any]:
+    """Values for kube-prometheus-stack (see the module docstring for why)."""
+    prometheus_spec: dict[str, Any] = {
+        "serviceMonitorSelectorNilUsesHelmValues": False,
+        "podMonitorSelectorNilUsesHelmValues": False,
+    }
+    if spec.scrape_interval:
+        prometheus_spec["scrapeInterval"] = spec.scrape_interval
+    return {"prometheus": {"prometheusSpec": prometheus_spec}}
+
+
+def keda_values(spec: InstallSpec) -> dict[str, Any]:
+    """Values for KEDA: CRDs installed, ServiceMonitors for KEDA's own metrics."""
+    del spec
+    return {
+        "crds": {"install": True},
+        "prometheus": {
+            "operator": {"enabled": True, "serviceMonitor": {"enabled": True}},
+            "metricServer": {"enabled": True, "serviceMonitor": {"enabled": True}},
+        },
+    }
+
+
+def install_plan(
+    spec: InstallSpec, *, kube_context: str | None = None, kubeconfig: str | None = None
+) -> list[HelmCommand]:
+    """The helm commands ``gpuscale install`` runs, in order."""
+    _check_spec(spec)
+    cluster_args: list[str] = []
+    if kubeconfig:
+        cluster_args += ["--kubeconfig", kubeconfig]
+    if kube_context:
+        cluster_args += ["--kube-context", kube_context]
+    prom_file = "kube-prometheus-stack.values.yaml"
+    keda_file = "keda.values.yaml"
+    prom = [
+        "upgrade", "--install", spec.prometheus_release,
+        f"{PROMETHEUS_REPO[0]}/kube-prometheus-stack",
+        "--namespace", spec.prometheus_namespace, "--create-namespace",
+        "--values", prom_file, "--wait", "--timeout", spec.timeout,
+    ]  # fmt: skip
+    if spec.prometheus_chart_version:
+        prom += ["--version", spec.prometheus_chart_version]
+    keda = [
+        "upgrade", "--install", spec.keda_release, f"{KEDA_REPO[0]}/keda",
+        "--namespace", spec.keda_namespace, "--create-namespace",
+        "--values", keda_file, "--wait", "--timeout", spec.timeout,
+    ]  # fmt: skip
+    if spec.keda_chart_version:
+        keda += ["--version", spec.keda_chart_version]
+    return [
+        HelmCommand(("repo", "add", *PROMETHEUS_REPO, "--force-update"), note="chart repository"),
+        HelmCommand(("repo", "add", *KEDA_REPO, "--force-update"), note="chart repository"),
+        HelmCommand(("repo", "update", PROMETHEUS_REPO[0], KEDA_REPO[0]), note="chart indexes"),
+        HelmCommand(
+            (*prom, *cluster_args),
+            values={prom_file: prometheus_values(spec)},
+            note="kube-prometheus-stack; waits until it is ready",
+        ),
+        HelmCommand(
+            (*keda, *cluster_args),
+            values={keda_file: keda_values(spec)},
+            note="KEDA (operator, metrics API server, CRDs); waits until it is ready",
+        ),
+    ]
+
+
+def find_helm(environ: Mapping[str, str] | None = None) -> str:
+    """The path of ``helm`` on PATH; :class:`UnavailableError` with how to install it."""
+    path = (environ if environ is not None else os.environ).get("PATH")
+    found = shutil.which("helm", path=path)
+    if found is None:
+        raise UnavailableError("helm is not on PATH", where="helm", fix=HELM_INSTALL_FIX)
+    return found
+
+
+Runner = Callable[..., "subprocess.CompletedProcess[str]"]
+
+
+class HelmRunner:
+    """Runs :class:`HelmCommand` values with the real ``helm``.
+
+    ``on_output`` receives helm's output line by line (the CLI sends it to stderr).
+    """
+
+    def __init__(
+        self,
+        helm: str,
+        *,
+        on_output: Callable[[str], None],
+        run: Runner = subprocess.run,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self._helm = helm
+        self._on_output = on_output
+        self._run = run
+        self._environ = dict(environ) if environ is not None else None
+
+    def run_all(self, commands: Sequence[HelmCommand]) -> None:
+        """Run ``commands`` in order; the first failure raises :class:`UnavailableError`."""
+        with tempfile.TemporaryDirectory(prefix="gpuscale-install-") as tmp:
+            directory = Path(tmp)
+            for command in commands:
+                for name, doc in command.values.items():
+                    (directory / name).write_text(values_yaml(doc), encoding="utf-8")
+                args = [str(directory / a) if a in command.values else a for a in command.args]
+                self._on_output(f"$ {command.shell()}")
+                try:
+                    done = self._run(
+                        [self._helm, *args],
+                        capture_output=True,
+                        text=True,
+                        check=False,
+                        env=self._environ,
+                    )
+                except OSError as exc:
+                    raise UnavailableError(
+                        f"cannot run helm ({exc.strerror})", where=self._helm, fix=HELM_INSTALL_FIX
+                    ) from None
+                for line in (done.stdout + done.stderr).splitlines():
+                    if line.strip():
+                        self._on_output(f"  {line}")
+                if done.returncode != 0:
+                    last = next(
+                        (
+                            line.strip()
+                            for line in reversed(done.stderr.splitlines())
+                            if line.strip()
+                        ),
+                        f"exit status {done.returncode}",
+                    )
+                    raise UnavailableError(
+                        f"helm {' '.join(command.args[:3])} failed: {last}",
+                        where="helm",
+                        fix=_helm_fix(last),
+                    )
+
+
+def _helm_fix(message: str) -> str:
+    lowered = message.lower()
+    if "kubernetes cluster unreachable" in lowered or "connection refused" in lowered:
+        return "check KUBECONFIG and the context (gpuscale cluster kubeconfig --merge)"
+    if "timed out waiting" in lowered or "context deadline exceeded" in lowered:
+        return (
+            "pods did not become ready in time: look at kubectl get pods -n <namespace> and "
+            "their events, then run gpuscale install again (it is idempotent)"
+        )
+    if "another operation" in lowered and "in progress" in lowered:
+        return "wait for the other helm operation to finish, then run gpuscale install again"
+    return "read helm's output above, fix the cause, and run gpuscale install again"
+
+
+def values_yaml(doc: Mapping[str, Any]) -> str:
+    """A values document as YAML text."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    stream = io.StringIO()
+    yaml.dump(dict(doc), stream)
+    return stream.getvalue()
+
+
+def _check_spec(spec: InstallSpec) -> None:
+    """Refuse specs whose two releases would collide."""
+    if (
+        spec.prometheus_release == spec.keda_release
+        and spec.prometheus_namespace == spec.keda_namespace
+    ):
+        raise InputError(
+            "kube-prometheus-stack and KEDA would share the release name "
+            f"{spec.keda_release!r} in namespace {spec.keda_namespace!r}",
+            where="prometheus.release/keda.release",
+            fix="give them different release names or namespaces",
+        )

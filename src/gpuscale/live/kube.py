@@ -1,0 +1,339 @@
+"""The Kubernetes client for the live commands: construction, raw reads, errors.
+
+Shared by ``gpuscale load``, ``watch`` and (later) ``deploy`` and ``verify``:
+
+- :func:`connect` builds one ``kubernetes.client.ApiClient`` from a kubeconfig (an
+  explicit file, ``$KUBECONFIG`` — several files joined with ``:`` are merged as kubectl
+  does — or ``~/.kube/config``) or, inside a pod, from the service account. No global
+  configuration is touched, so tests can run many clients side by side.
+- :class:`Kube` sends GETs through the client's connection pool and authentication and
+  returns the API server's JSON as plain dicts (the shapes the tests' fake API server
+  serves and the pure functions of :mod:`gpuscale.live.watch` read), and opens
+  port-forward streams with ``kubernetes.stream``.
+- :func:`kube_error` turns an ``ApiException`` or a connection failure into a one-line
+  :class:`~gpuscale.errors.GpuscaleError` with the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import urllib3
+from kubernetes import client as k8s
+from kubernetes import config as k8s_config
+from kubernetes.client.exceptions import ApiException
+from kubernetes.config.config_exception import ConfigException
+
+from gpuscale.errors import GpuscaleError, InputError, RetryableError, UnavailableError
+
+__all__ = [
+    "KUBECONFIG_FIX",
+    "Kube",
+    "KubeTarget",
+    "connect",
+    "kube_error",
+    "label_selector",
+    "status_error",
+]
+
+KUBECONFIG_FIX = (
+    "point KUBECONFIG at the cluster's kubeconfig (on DOKS: gpuscale cluster kubeconfig "
+    "--merge) or pass --kubeconfig/--context"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class KubeTarget:
+    """Where the client points, for messages (never credentials)."""
+
+    host: str
+    context: str | None
+    namespace: str
+    """The context's namespace, else ``default``."""
+
+
+def connect(
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> tuple[Any, KubeTarget]:
+    """An ``ApiClient`` and where it points.
+
+    Order: ``kubeconfig`` if given; else ``$KUBECONFIG``; else ``~/.kube/config`` if it
+    exists; else the in-cluster service account. Raises :class:`UnavailableError` when
+    none is usable, :class:`InputError` when a kubeconfig is broken or lacks ``context``.
+    """
+    env = os.environ if environ is None else environ
+    path = kubeconfig or env.get("KUBECONFIG") or None
+    if path is None:
+        default = (home or Path.home()) / ".kube" / "config"
+        if default.exists():
+            path = str(default)
+    if path is None:
+        if env.get("KUBERNETES_SERVICE_HOST"):
+            configuration = k8s.Configuration()
+            try:
+                k8s_config.load_incluster_config(  # type: ignore[no-untyped-call]
+                    client_configuration=configuration
+                )
+            except ConfigException as exc:
+                raise UnavailableError(
+                    f"in-cluster configuration failed ({exc})",
+                    where="service account",
+                    fix=KUBECONFIG_FIX,
+                ) from None
+            namespace = _service_account_namespace()
+            return k8s.ApiClient(configuration), KubeTarget(configuration.host, None, namespace)
+        raise UnavailableError(
+            "no kubeconfig: KUBECONFIG is not set and ~/.kube/config does not exist",
+            where="KUBECONFIG",
+            fix=KUBECONFIG_FIX,
+        )
+    try:
+        contexts, active = k8s_config.list_kube_config_contexts(  # type: ignore[no-untyped-call]
+            config_file=path
+        )
+        chosen = active
+        if context is not None:
+            chosen = next((c for c in contexts if c.get("name") == context), None)
+            if chosen is None:
+                names = ", ".join(sorted(str(c.get("name")) for c in contexts))
+                raise InputError(
+                    f"no context {context!r} in the kubeconfig",
+                    where=path,
+                    fix=f"use one of {names}",
+                )
+        api = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
+            config_file=path, context=context
+        )
+    except ConfigException as exc:
+        raise InputError(
+            f"cannot use the kubeconfig ({_first_line(str(exc))})", where=path, fix=KUBECONFIG_FIX
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the kubeconfig ({exc.strerror})", where=path, fix=KUBECONFIG_FIX
+        ) from None
+    namespace = str(((chosen or {}).get("context") or {}).get("namespace") or "default")
+    name = (chosen or {}).get("name")
+    return api, KubeTarget(api.configuration.host, str(name) if name else None, namespace)
+
+
+def _service_account_namespace() -> str:
+    try:
+        return Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace").read_text().strip()
+    except OSError:
+        return "default"
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "unknown error"
+
+
+def label_selector(selector: Mapping[str, Any]) -> str:
+    """A ``metav1.LabelSelector`` as the query string the API takes.
+
+    ``matchLabels`` become ``k=v``; ``matchExpressions`` become ``k in (a,b)``,
+    ``k notin (a,b)``, ``k`` (Exists) and ``!k`` (DoesNotExist), as
+    ``apimachinery/pkg/labels/selector.go`` prints them.
+    """
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in selector.get("matchExpressions") or []:
+        key, operator = expr.get("key"), expr.get("operator")
+        values = ",".join(sorted(str(v) for v in expr.get("values") or []))
+        if operator == "In":
+            parts.append(f"{key} in ({values})")
+        elif operator == "NotIn":
+            parts.append(f"{key} notin ({values})")
+        elif operator == "Exists":
+            parts.append(str(key))
+        elif operator == "DoesNotExist":
+            parts.append(f"!{key}")
+    return ",".join(parts)
+
+
+def kube_error(exc: BaseException, what: str, *, host: str = "") -> GpuscaleError:
+    """The one-line error for a failed Kubernetes call about ``what``: an
+    ``ApiException`` from the generated client, or a connection failure."""
+    if isinstance(exc, ApiException) and exc.status:
+        return status_error(int(exc.status), str(exc.body or exc.reason or ""), what)
+    return RetryableError(
+        f"cannot reach the Kubernetes API server {host}".rstrip() + f" ({type(exc).__name__})",
+        where=what,
+        fix="check the network and the kubeconfig's server address; " + KUBECONFIG_FIX,
+    )
+
+
+def status_error(status: int, body: str, what: str) -> GpuscaleError:
+    """The one-line error for an API answer with HTTP ``status`` and ``Status`` ``body``."""
+    message = _api_message(body)
+    said = f" ({message})" if message else ""
+    if status == 401:
+        return UnavailableError(
+            f"the API server rejected the credentials{said}",
+            where=what,
+            fix="refresh them (DOKS: gpuscale cluster kubeconfig --merge; they expire)",
+        )
+    if status == 403:
+        return UnavailableError(
+            f"not allowed{said}",
+            where=what,
+            fix="use a context whose user may read (and port-forward to) these objects",
+        )
+    if status == 404:
+        return InputError(f"not found{said}", where=what, fix="check the name and --namespace")
+    if status == 429 or status >= 500:
+        return RetryableError(
+            f"the API server answered {status}{said}", where=what, fix="retry in a moment"
+        )
+    return GpuscaleError(f"the API server answered {status}{said}", where=what)
+
+
+def _api_message(body: str) -> str:
+    try:
+        doc = json.loads(body or "")
+    except (TypeError, ValueError):
+        return " ".join(body.split())[:200]
+    if isinstance(doc, dict):
+        return " ".join(str(doc.get("message") or doc.get("reason") or "").split())[:200]
+    return ""
+
+
+class Kube:
+    """Raw JSON reads and port-forward streams through one ``ApiClient``.
+
+    The requests use the client's own connection pool (its TLS settings, proxy and CA)
+    and its authentication (``Configuration.auth_settings()``, which refreshes tokens
+    from exec plugins), but not the generated API classes: with kubernetes 37 building
+    ``CoreV1Api`` and its siblings costs about 5 s per process (413 pydantic-validated
+    methods on CoreV1Api alone), which every ``gpuscale load`` would pay for a handful
+    of GETs. Answers are the API server's JSON as dicts.
+    """
+
+    def __init__(self, api_client: Any, target: KubeTarget | None = None) -> None:
+        self.api_client = api_client
+        self.configuration = api_client.configuration
+        self.target = target or KubeTarget(self.configuration.host, None, "default")
+
+    def headers(self) -> dict[str, str]:
+        """``Accept`` and the authentication headers the client would send."""
+        headers = {"Accept": "application/json"}
+        for setting in (self.configuration.auth_settings() or {}).values():
+            if setting.get("in") == "header" and setting.get("value"):
+                headers[str(setting["key"])] = str(setting["value"])
+        return headers
+
+    def url(self, path: str, query: Mapping[str, str] | None = None) -> str:
+        base = str(self.configuration.host).rstrip("/")
+        return f"{base}{path}" + (f"?{urlencode(dict(query))}" if query else "")
+
+    def get_json(
+        self,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        *,
+        what: str,
+        missing_ok: bool = False,
+    ) -> Any:
+        """``GET path`` as JSON; a 404 is None when ``missing_ok``, other failures raise
+        the error :func:`kube_error` maps them to."""
+        try:
+            response = self.api_client.rest_client.pool_manager.request(
+                "GET",
+                self.url(path, query),
+                headers=self.headers(),
+                timeout=urllib3.Timeout(connect=10, read=60),
+                retries=False,
+            )
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise kube_error(exc, what, host=self.target.host) from None
+        if response.status >= 400:
+            if missing_ok and response.status == 404:
+                return None
+            raise status_error(
+                response.status, response.data.decode("utf-8", "replace"), what
+            ) from None
+        return json.loads(response.data)
+
+    def portforward(self, namespace: str, pod: str, port: int) -> Any:
+        """A ``kubernetes.stream`` ``PortForward`` to ``pod:port`` (raises ``ApiException``)."""
+        from kubernetes.stream.ws_client import portforward_call  # noqa: PLC0415 - websocket
+
+        return portforward_call(  # type: ignore[no-untyped-call]
+            self.configuration,
+            "GET",
+            self.url(f"/api/v1/namespaces/{namespace}/pods/{pod}/portforward"),
+            query_params=[("ports", str(port))],
+            headers={k.lower(): v for k, v in self.headers().items()},
+        )
+
+    def deployment(self, namespace: str, name: str) -> dict[str, Any]:
+        doc: dict[str, Any] = self.get_json(
+            f"/apis/apps/v1/namespaces/{namespace}/deployments/{name}",
+            what=f"deployment/{namespace}/{name}",
+        )
+        return doc
+
+    def deployments(self, namespace: str) -> list[dict[str, Any]]:
+        return self._items(
+            f"/apis/apps/v1/namespaces/{namespace}/deployments", what=f"deployments in {namespace}"
+        )
+
+    def pods(self, namespace: str, selector: str) -> list[dict[str, Any]]:
+        return self._items(
+            f"/api/v1/namespaces/{namespace}/pods",
+            {"labelSelector": selector},
+            what=f"pods {selector} in {namespace}",
+        )
+
+    def nodes(self) -> list[dict[str, Any]]:
+        return self._items("/api/v1/nodes", what="nodes")
+
+    def service(self, namespace: str, name: str) -> dict[str, Any]:
+        doc: dict[str, Any] = self.get_json(
+            f"/api/v1/namespaces/{namespace}/services/{name}", what=f"service/{namespace}/{name}"
+        )
+        return doc
+
+    def endpoint_slices(self, namespace: str, service: str) -> list[dict[str, Any]]:
+        return self._items(
+            f"/apis/discovery.k8s.io/v1/namespaces/{namespace}/endpointslices",
+            {"labelSelector": f"kubernetes.io/service-name={service}"},
+            what=f"endpointslices of service/{namespace}/{service}",
+        )
+
+    def hpas(self, namespace: str) -> list[dict[str, Any]]:
+        return self._items(
+            f"/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers",
+            what=f"horizontalpodautoscalers in {namespace}",
+        )
+
+    def scaled_objects(self, namespace: str) -> list[dict[str, Any]]:
+        """KEDA ScaledObjects; none when KEDA's CRD is not installed (404)."""
+        return self._items(
+            f"/apis/keda.sh/v1alpha1/namespaces/{namespace}/scaledobjects",
+            what=f"scaledobjects in {namespace}",
+            missing_ok=True,
+        )
+
+    def events(self, namespace: str) -> list[dict[str, Any]]:
+        return self._items(f"/api/v1/namespaces/{namespace}/events", what=f"events in {namespace}")
+
+    def _items(
+        self,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        *,
+        what: str,
+        missing_ok: bool = False,
+    ) -> list[dict[str, Any]]:
+        doc = self.get_json(path, query, what=what, missing_ok=missing_ok)
+        return list((doc or {}).get("items") or [])
