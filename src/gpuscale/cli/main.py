@@ -57,6 +57,7 @@ def root(
 def _register_commands() -> None:
     """Import the command modules; each adds its commands to :data:`app`."""
     # Command modules are added here as they land; see docs/commands/.
+    from gpuscale.cli import app_cmd  # noqa: F401, PLC0415
 
 
 def fail(error: GpuscaleError) -> int:
