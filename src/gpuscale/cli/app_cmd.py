@@ -10,11 +10,15 @@ framework alone would eat a third of the 40 MB memory budget).
 
 from __future__ import annotations
 
+import os
+
 import typer
 
 from gpuscale.cli.main import app
 
 __all__ = ["app_command"]
+
+TOKEN_ENV = "GPUSCALE_SETTER_TOKEN"
 
 _HELP = (
     "Run the workload program: GET /?value=<number> sets a gauge, GET /metrics exports it."
@@ -93,7 +97,7 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
     setter_token: str | None = typer.Option(
         None,
         "--setter-token",
-        envvar="GPUSCALE_SETTER_TOKEN",
+        envvar=TOKEN_ENV,
         show_envvar=True,
         metavar="TOKEN",
         help="Require 'Authorization: Bearer TOKEN' to set the gauge (401 otherwise). "
@@ -102,6 +106,11 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
 ) -> None:
     from gpuscale.app import config_from_flags, exec_server  # noqa: PLC0415 - keep other commands light
 
+    token_from_env = _from_env(ctx, "setter_token")
+    if setter_token is None and TOKEN_ENV in os.environ:
+        # Click reads an empty variable as unset; an empty token must be an error instead,
+        # or a Secret that failed to mount would leave the setter open to everyone.
+        setter_token, token_from_env = os.environ[TOKEN_ENV], True
     config = config_from_flags(
         host=host,
         port=port,
@@ -113,7 +122,7 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
         allow_non_finite=allow_non_finite,
         runtime_metrics=runtime_metrics,
         setter_token=setter_token,
-        token_from_env=_from_env(ctx, "setter_token"),
+        token_from_env=token_from_env,
     )
     exec_server(config)
 
