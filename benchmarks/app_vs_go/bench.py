@@ -10,11 +10,12 @@ What it does, following ``../shared/anchors/bench/bench.sh``:
 
 1. builds the Go program with ``../shared/anchors/go-app/build.sh`` (Debian's Go; the
    script apt-installs it if missing) unless ``GO_APP`` names a built binary;
-2. for each of ``REPS`` rounds, runs each server in turn (Go, gpuscale app, Go, ...),
-   fresh, alone, on 127.0.0.1 (Go on its fixed :8080, checked free first; the others on
-   a free port): idle RSS of its process tree one second after it answers, then for
-   ``GET /metrics`` and ``GET /?value=123`` a ``WARM`` wrk warm-up and one
-   ``wrk -t THREADS -c CONNS -d DUR --latency`` run;
+2. for each of ``REPS`` rounds and each of ``GET /metrics`` and ``GET /?value=123``,
+   runs the servers one after the other (Go then gpuscale app in odd rounds, the reverse
+   in even rounds, so a drift in the machine's load does not favour either), each fresh
+   and alone on 127.0.0.1 (Go on its fixed :8080, checked free first; the others on a
+   free port): idle RSS of its process tree one second after it first answers, a
+   ``WARM`` wrk warm-up, then one ``wrk -t THREADS -c CONNS -d DUR --latency`` run;
 3. prints req/s, p50/p99 latency and RSS per server and endpoint (median over rounds),
    the Python/Go ratios (median of the per-round ratios: each round's runs are
    neighbours in time, which keeps a noisy shared machine fair), and checks issue 2's
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import re
 import shutil
@@ -74,6 +76,9 @@ class Run:
     p99_ms: float
     rss_kb: int
     idle_rss_kb: int
+    requests_per_cpu_s: float
+    """Requests served per CPU-second the server's processes used during the run: the
+    server's efficiency, much less sensitive than req/s to other work on the machine."""
     non2xx: int
     socket_errors: str
 
@@ -96,6 +101,33 @@ def port_is_free(port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return found
+
+
+def tree_cpu_s(pid: int) -> float:
+    """User plus system CPU seconds used so far by ``pid`` and its descendants."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for current in descendants(pid):
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
 
 
 def tree_rss_kb(pid: int) -> int:
@@ -138,6 +170,15 @@ def parse_wrk(output: str) -> tuple[float, float, float, int, str]:
     )
 
 
+def wrk_seconds(duration: str) -> float:
+    """wrk's ``-d`` (``10s``, ``2m``, ``500ms``) in seconds."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)?", duration)
+    if not match:
+        sys.exit(f"bench: cannot read the duration {duration!r}")
+    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}[match.group(2)]
+    return float(match.group(1)) * scale
+
+
 def build_go() -> Path:
     prebuilt = os.environ.get("GO_APP")
     if prebuilt:
@@ -166,6 +207,10 @@ def servers(go_binary: Path, with_stacks: bool) -> list[Server]:
     if with_stacks:
         candidates = "benchmarks.app_vs_go.candidates"
         found += [
+            Server(
+                "gpuscale-app-runtime-metrics",
+                [gpuscale, "app", "--host", "127.0.0.1", "--port", "{port}", "--runtime-metrics"],
+            ),
             Server("stdlib-http.server", [python, "-m", f"{candidates}.stdlib_server", "{port}"]),
             Server("asyncio+httptools", [python, "-m", f"{candidates}.protocol_server", "{port}"]),
             Server(
@@ -236,12 +281,16 @@ def wrk(url: str, threads: str, conns: str, duration: str, out: Path | None) -> 
     return done.stdout
 
 
-def measure(server: Server, rep: int, settings: argparse.Namespace, res: Path) -> list[Run]:
+def measure(
+    server: Server, rep: int, endpoint: str, settings: argparse.Namespace, res: Path
+) -> Run:
+    """Start ``server`` fresh, note its idle RSS, warm it up, load ``endpoint``, stop it."""
     if server.fixed_port is not None and not port_is_free(server.fixed_port):
         sys.exit(f"bench: port {server.fixed_port} is busy; {server.name} needs it. Stop it first.")
     port = server.fixed_port or free_port()
     base = f"http://127.0.0.1:{port}"
-    log = (res / f"{server.name}_{rep}.log").open("wb")
+    path = ENDPOINTS[endpoint]
+    log = (res / f"{server.name}_{endpoint}_{rep}.log").open("wb")
     proc = subprocess.Popen(
         server.command(port),
         stdin=subprocess.DEVNULL,
@@ -250,34 +299,35 @@ def measure(server: Server, rep: int, settings: argparse.Namespace, res: Path) -
         start_new_session=True,
         cwd=REPO,
     )
-    runs = []
     try:
         wait_ready(base + "/metrics", proc)
         time.sleep(1.0)
         idle = tree_rss_kb(proc.pid)
-        for endpoint, path in ENDPOINTS.items():
-            wrk(base + path, settings.threads, settings.conns, settings.warm, None)
-            output = wrk(
-                base + path,
-                settings.threads,
-                settings.conns,
-                settings.dur,
-                res / f"wrk_{server.name}_{endpoint}_{rep}.txt",
-            )
-            rps, p50, p99, non2xx, errors = parse_wrk(output)
-            runs.append(
-                Run(server.name, rep, endpoint, rps, p50, p99, tree_rss_kb(proc.pid), idle,
-                    non2xx, errors)
-            )  # fmt: skip
-            print(
-                f"  rep {rep} {server.name:26s} {path:12s} {rps:9.0f} req/s  p50 {p50:7.3f} ms"
-                f"  p99 {p99:7.3f} ms  rss {runs[-1].rss_kb / 1024:5.1f} MB",
-                file=sys.stderr,
-            )
+        wrk(base + path, settings.threads, settings.conns, settings.warm, None)
+        cpu_before = tree_cpu_s(proc.pid)
+        output = wrk(
+            base + path,
+            settings.threads,
+            settings.conns,
+            settings.dur,
+            res / f"wrk_{server.name}_{endpoint}_{rep}.txt",
+        )
+        cpu = tree_cpu_s(proc.pid) - cpu_before
+        rps, p50, p99, non2xx, errors = parse_wrk(output)
+        served = rps * wrk_seconds(settings.dur)
+        run = Run(
+            server.name, rep, endpoint, rps, p50, p99, tree_rss_kb(proc.pid), idle, non2xx, errors,
+            served / cpu if cpu > 0 else 0.0,
+        )  # fmt: skip
     finally:
         stop(proc)
         log.close()
-    return runs
+    print(
+        f"  rep {rep} {server.name:28s} {path:12s} {rps:9.0f} req/s  p50 {p50:7.3f} ms"
+        f"  p99 {p99:7.3f} ms  rss {run.rss_kb / 1024:5.1f} MB  idle {idle / 1024:5.1f} MB",
+        file=sys.stderr,
+    )
+    return run
 
 
 def summarize(runs: list[Run], names: list[str], settings: argparse.Namespace) -> tuple[str, bool]:
@@ -286,8 +336,9 @@ def summarize(runs: list[Run], names: list[str], settings: argparse.Namespace) -
         f"wrk -t{settings.threads} -c{settings.conns} -d{settings.dur} --latency, "
         f"{settings.reps} round(s), warm-up {settings.warm}; medians over rounds.",
         "",
-        "| server | endpoint | req/s | p50 ms | p99 ms | RSS after MB | idle RSS MB | non-2xx |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| server | endpoint | req/s | p50 ms | p99 ms | req per CPU-s | RSS after MB "
+        "| idle RSS MB | non-2xx |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name in names:
         for endpoint, path in ENDPOINTS.items():
@@ -299,17 +350,18 @@ def summarize(runs: list[Run], names: list[str], settings: argparse.Namespace) -
                 f"| {statistics.median(r.req_per_s for r in rows):.0f} "
                 f"| {statistics.median(r.p50_ms for r in rows):.3f} "
                 f"| {statistics.median(r.p99_ms for r in rows):.3f} "
+                f"| {statistics.median(r.requests_per_cpu_s for r in rows):.0f} "
                 f"| {statistics.median(r.rss_kb for r in rows) / 1024:.1f} "
                 f"| {statistics.median(r.idle_rss_kb for r in rows) / 1024:.1f} "
                 f"| {sum(r.non2xx for r in rows)} |"
             )
     lines += [
         "",
-        "Ratios to Go (median of per-round ratios; throughput: higher is better, latency "
-        "and memory: lower is better):",
+        "Ratios to Go (median of per-round ratios; throughput and requests per CPU-second: "
+        "higher is better; latency and memory: lower is better):",
         "",
-        "| server | endpoint | req/s ratio | p50 ratio | p99 ratio | RSS ratio |",
-        "| --- | --- | ---: | ---: | ---: | ---: |",
+        "| server | endpoint | req/s | p50 | p99 | req per CPU-s | RSS after |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     ok = True
     verdicts = []
@@ -317,27 +369,19 @@ def summarize(runs: list[Run], names: list[str], settings: argparse.Namespace) -
         if name == "go":
             continue
         for endpoint, path in ENDPOINTS.items():
-            ratios: dict[str, list[float]] = {"rps": [], "p50": [], "p99": [], "rss": []}
-            for rep in sorted({r.rep for r in runs}):
-                mine = [r for r in runs if (r.server, r.endpoint, r.rep) == (name, endpoint, rep)]
-                go = [r for r in runs if (r.server, r.endpoint, r.rep) == ("go", endpoint, rep)]
-                if mine and go:
-                    ratios["rps"].append(mine[0].req_per_s / go[0].req_per_s)
-                    ratios["p50"].append(mine[0].p50_ms / go[0].p50_ms)
-                    ratios["p99"].append(mine[0].p99_ms / go[0].p99_ms)
-                    ratios["rss"].append(mine[0].rss_kb / go[0].rss_kb)
-            if not ratios["rps"]:
+            med = _median_ratios(runs, name, endpoint)
+            if med is None:
                 continue
-            med = {key: statistics.median(values) for key, values in ratios.items()}
             lines.append(
-                f"| {name} | GET {path} | {med['rps']:.2f}x "
-                f"| {med['p50']:.2f}x | {med['p99']:.2f}x | {med['rss']:.2f}x |"
+                f"| {name} | GET {path} | {med['req_per_s']:.2f}x | {med['p50_ms']:.2f}x "
+                f"| {med['p99_ms']:.2f}x | {med['requests_per_cpu_s']:.2f}x "
+                f"| {med['rss_kb']:.2f}x |"
             )
             if name == "gpuscale-app":
-                met = med["rps"] >= TARGETS[endpoint]
+                met = med["req_per_s"] >= TARGETS[endpoint]
                 ok &= met
                 verdicts.append(
-                    f"- GET {path} throughput {med['rps']:.2f}x Go "
+                    f"- GET {path} throughput {med['req_per_s']:.2f}x Go "
                     f"(target >= {TARGETS[endpoint]:.2f}x): {'met' if met else 'MISSED'}"
                 )
     idle = [r.idle_rss_kb for r in runs if r.server == "gpuscale-app"]
@@ -346,11 +390,27 @@ def summarize(runs: list[Run], names: list[str], settings: argparse.Namespace) -
         met = worst <= RSS_BUDGET_KB
         ok &= met
         verdicts.append(
-            f"- idle RSS of gpuscale app (process tree, worst round) {worst / 1024:.1f} MB "
+            f"- idle RSS of gpuscale app (process tree, worst run) {worst / 1024:.1f} MB "
             f"(target <= 40 MB): {'met' if met else 'MISSED'}"
         )
     lines += ["", "Targets (issue 2):", "", *verdicts]
     return "\n".join(lines), ok
+
+
+def _median_ratios(runs: list[Run], name: str, endpoint: str) -> dict[str, float] | None:
+    """Median over rounds of ``name``'s value divided by Go's in the same round."""
+    keys = ("req_per_s", "p50_ms", "p99_ms", "requests_per_cpu_s", "rss_kb")
+    ratios: dict[str, list[float]] = {key: [] for key in keys}
+    for rep in sorted({r.rep for r in runs}):
+        mine = [r for r in runs if (r.server, r.endpoint, r.rep) == (name, endpoint, rep)]
+        go = [r for r in runs if (r.server, r.endpoint, r.rep) == ("go", endpoint, rep)]
+        if mine and go:
+            for key in keys:
+                base = float(getattr(go[0], key))
+                ratios[key].append(float(getattr(mine[0], key)) / base if base else math.nan)
+    if not ratios["req_per_s"]:
+        return None
+    return {key: statistics.median(values) for key, values in ratios.items()}
 
 
 def main() -> int:
@@ -370,8 +430,9 @@ def main() -> int:
     plan = servers(build_go(), settings.stacks)
     runs: list[Run] = []
     for rep in range(1, settings.reps + 1):
-        for server in plan:
-            runs.extend(measure(server, rep, settings, res))
+        for endpoint in ENDPOINTS:
+            order = plan if rep % 2 else plan[::-1]
+            runs.extend(measure(server, rep, endpoint, settings, res) for server in order)
     with (res / "runs.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(list(Run.__dataclass_fields__))
