@@ -42,7 +42,8 @@ class AppConfig:
     """Everything ``gpuscale app`` needs to serve; invalid values raise ``InputError``."""
 
     host: str = "0.0.0.0"
-    """Address to listen on; ``0.0.0.0`` is every IPv4 interface, ``::`` adds IPv6."""
+    """Address to listen on; ``0.0.0.0`` is every IPv4 interface, ``::`` every IPv6 and
+    IPv4 one (one dual-stack socket, like Go's ``:8080``)."""
     port: int = DEFAULT_PORT
     """TCP port to listen on; 0 lets the system pick a free one (the log line names it)."""
     metric_name: str = DEFAULT_METRIC_NAME

@@ -254,13 +254,18 @@ class AppServer:
         loop = asyncio.get_running_loop()
         host, port = self.config.host, self.config.port
         try:
-            self._server = await loop.create_server(
-                lambda: _Connection(self),
-                host=host,
-                port=port,
-                reuse_address=True,
-                backlog=socket.SOMAXCONN,
-            )
+            if host == "::":
+                self._server = await loop.create_server(
+                    lambda: _Connection(self), sock=_dual_stack_socket(port)
+                )
+            else:
+                self._server = await loop.create_server(
+                    lambda: _Connection(self),
+                    host=host,
+                    port=port,
+                    reuse_address=True,
+                    backlog=socket.SOMAXCONN,
+                )
         except socket.gaierror as error:
             raise InputError(
                 f"cannot resolve {host!r}: {error.strerror}",
@@ -339,6 +344,24 @@ async def _wait(event: asyncio.Event, timeout: float, also: asyncio.Event | None
     _, pending = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     for waiter in pending:
         waiter.cancel()
+
+
+def _dual_stack_socket(port: int) -> socket.socket:
+    """A listening ``[::]:port`` socket that also takes IPv4, as Go's ``:8080`` does.
+
+    asyncio's ``create_server`` sets ``IPV6_V6ONLY`` on IPv6 sockets; this one clears it.
+    """
+    sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind(("::", port))
+        sock.listen(socket.SOMAXCONN)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def _listen_error(host: str, port: int, error: OSError) -> InputError | UnavailableError:

@@ -8,6 +8,7 @@ program's (see ``test_go_parity`` for the side-by-side run against the Go binary
 from __future__ import annotations
 
 import gzip
+import http.client
 import os
 import re
 from collections.abc import Iterator
@@ -291,3 +292,15 @@ def test_address_of_another_machine_is_an_input_error() -> None:
     assert app.wait_exit() == 2
     [line] = app.lines
     assert line.startswith("gpuscale: error: --host: ")
+
+
+def test_host_ipv6_any_also_serves_ipv4_like_go(start_app: StartApp) -> None:
+    app = start_app("--host", "::")
+    assert app.host == "[::]"
+    for address in ("127.0.0.1", "::1"):
+        conn = http.client.HTTPConnection(address, app.port, timeout=15)
+        try:
+            conn.request("GET", "/healthz")
+            assert conn.getresponse().read() == b"ok\n"
+        finally:
+            conn.close()
