@@ -316,9 +316,18 @@ def measure(
         rps, p50, p99, non2xx, errors = parse_wrk(output)
         served = rps * wrk_seconds(settings.dur)
         run = Run(
-            server.name, rep, endpoint, rps, p50, p99, tree_rss_kb(proc.pid), idle, non2xx, errors,
-            served / cpu if cpu > 0 else 0.0,
-        )  # fmt: skip
+            server=server.name,
+            rep=rep,
+            endpoint=endpoint,
+            req_per_s=rps,
+            p50_ms=p50,
+            p99_ms=p99,
+            rss_kb=tree_rss_kb(proc.pid),
+            idle_rss_kb=idle,
+            requests_per_cpu_s=served / cpu if cpu > 0 else 0.0,
+            non2xx=non2xx,
+            socket_errors=errors,
+        )
     finally:
         stop(proc)
         log.close()
@@ -416,6 +425,12 @@ def _median_ratios(runs: list[Run], name: str, endpoint: str) -> dict[str, float
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--stacks", action="store_true", help="also run the candidate stacks")
+    parser.add_argument(
+        "--only", default="", help="comma-separated server names to run (go is always run)"
+    )
+    parser.add_argument(
+        "--endpoints", default=",".join(ENDPOINTS), help="comma-separated: metrics,set_value"
+    )
     parser.add_argument("--reps", default=env_setting("REPS", "3"))
     parser.add_argument("--dur", default=env_setting("DUR", "10s"))
     parser.add_argument("--warm", default=env_setting("WARM", "3s"))
@@ -428,9 +443,16 @@ def main() -> int:
     res = Path(os.environ.get("RES", "/tmp/gpuscale-bench/app_vs_go"))
     res.mkdir(parents=True, exist_ok=True)
     plan = servers(build_go(), settings.stacks)
+    if settings.only:
+        wanted = {"go", *settings.only.split(",")}
+        plan = [server for server in plan if server.name in wanted]
+    endpoints = [name for name in settings.endpoints.split(",") if name]
+    unknown = set(endpoints) - set(ENDPOINTS)
+    if unknown:
+        sys.exit(f"bench: unknown endpoint(s) {sorted(unknown)}; use {', '.join(ENDPOINTS)}")
     runs: list[Run] = []
     for rep in range(1, settings.reps + 1):
-        for endpoint in ENDPOINTS:
+        for endpoint in endpoints:
             order = plan if rep % 2 else plan[::-1]
             runs.extend(measure(server, rep, endpoint, settings, res) for server in order)
     with (res / "runs.csv").open("w", newline="") as handle:

@@ -31,6 +31,7 @@ __all__ = ["go_query_value", "parse_go_float"]
 _PLAIN_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _BAD_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 _HEX_LETTERS = frozenset("abcdefABCDEF")
+_QUERY_SPECIALS = re.compile(rb"[&;%+]")
 
 
 def parse_go_float(text: str) -> float:
@@ -78,6 +79,9 @@ def go_query_value(raw_query: bytes, key: bytes) -> bytes | None:
     dropped, a pair whose key or value has a bad ``%`` escape is dropped, ``+`` means a
     space, and a later pair of the same key counts only if every earlier one was dropped.
     """
+    prefix = key + b"="
+    if raw_query.startswith(prefix) and not _QUERY_SPECIALS.search(raw_query):
+        return raw_query[len(prefix) :]
     for pair in raw_query.split(b"&"):
         if not pair or b";" in pair:
             continue
