@@ -279,7 +279,10 @@ def test_busy_port_is_a_one_line_error(start_app: StartApp) -> None:
     busy = AppProcess(
         [*gpuscale_command(), "app", "--host", "127.0.0.1", "--port", str(first.port)]
     )
-    assert busy.wait_exit() == 1
+    try:
+        assert busy.wait_exit() == 1
+    finally:
+        busy.stop()
     assert busy.lines == [
         f"gpuscale: error: 127.0.0.1:{first.port}: the address is already in use "
         "(fix: stop the program listening there, or pass another --port)"
@@ -289,7 +292,10 @@ def test_busy_port_is_a_one_line_error(start_app: StartApp) -> None:
 def test_address_of_another_machine_is_an_input_error() -> None:
     # 192.0.2.1 is TEST-NET-1 (RFC 5737): never local, and bind() sends no packet.
     app = AppProcess([*gpuscale_command(), "app", "--host", "192.0.2.1", "--port", "0"])
-    assert app.wait_exit() == 2
+    try:
+        assert app.wait_exit() == 2
+    finally:
+        app.stop()
     [line] = app.lines
     assert line.startswith("gpuscale: error: --host: ")
 
@@ -304,3 +310,26 @@ def test_host_ipv6_any_also_serves_ipv4_like_go(start_app: StartApp) -> None:
             assert conn.getresponse().read() == b"ok\n"
         finally:
             conn.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "prefix"),
+    [
+        (["--port", "nope"], {}, "gpuscale: error: --port: "),
+        (["--log-level", "chatty"], {}, "gpuscale: error: --log-level: "),
+        (["--metric-name", "my-gauge"], {}, "gpuscale: error: --metric-name: "),
+        ([], {"GPUSCALE_SETTER_TOKEN": ""}, "gpuscale: error: GPUSCALE_SETTER_TOKEN: "),
+    ],
+)
+def test_bad_input_through_the_console_script(
+    args: list[str], env: dict[str, str], prefix: str
+) -> None:
+    full_env = {k: v for k, v in os.environ.items() if k != "GPUSCALE_SETTER_TOKEN"} | env
+    app = AppProcess([*gpuscale_command(), "app", *args], env=full_env)
+    try:
+        assert app.wait_exit() == 2
+    finally:
+        app.stop()
+    [line] = app.lines
+    assert line.startswith(prefix)
+    assert "(fix: " in line
