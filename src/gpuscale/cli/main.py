@@ -65,6 +65,7 @@ COMMAND_MODULES = (
     "install_cmd",
     "load_cmd",
     "watch_cmd",
+    "app_cmd",
 )
 
 
