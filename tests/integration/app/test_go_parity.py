@@ -128,9 +128,19 @@ def _skip_reason() -> str | None:
     return None
 
 
-BUILD = Path(
-    os.environ.get("GPUSCALE_GO_APP_BUILD", REPO.parent / "shared/anchors/go-app/build.sh")
-)
+def _build_script() -> Path:
+    """The Go build script: $GPUSCALE_GO_APP_BUILD, beside the repo, or /work/shared."""
+    if "GPUSCALE_GO_APP_BUILD" in os.environ:
+        return Path(os.environ["GPUSCALE_GO_APP_BUILD"])
+    candidates = [REPO.parent / "shared", Path("/work/shared")]
+    for shared in candidates:
+        script = shared / "anchors/go-app/build.sh"
+        if script.exists():
+            return script
+    return candidates[0] / "anchors/go-app/build.sh"
+
+
+BUILD = _build_script()
 
 
 @pytest.fixture(scope="module")
