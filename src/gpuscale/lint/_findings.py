@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuscale.lint._context import ManifestObject
 
 __all__ = ["Finding", "Hit", "KeyPath", "Location", "ObjectRef", "Severity"]
 
@@ -70,8 +74,8 @@ class ObjectRef:
 class Hit:
     """What a rule reports before the framework adds the rule's slug and resolves lines."""
 
-    obj: object
-    """The manifest object (a :class:`gpuscale.lint.ManifestObject`) the finding is about."""
+    obj: ManifestObject
+    """The manifest object the finding is about."""
     key_path: KeyPath
     """The offending key; a path that does not exist resolves to its deepest existing parent."""
     message: str

@@ -205,9 +205,13 @@ _POD_COUNT_METRICS = frozenset(
 _KSM_OBJECT_LABELS = frozenset(
     {"deployment", "statefulset", "replicaset", "daemonset", "pod", "horizontalpodautoscaler"}
 )
-_TRANSPARENT_FUNCTIONS = frozenset({"ceil", "floor", "round", "abs", "clamp", "clamp_min", "clamp_max"})
+_TRANSPARENT_FUNCTIONS = frozenset(
+    {"ceil", "floor", "round", "abs", "clamp", "clamp_min", "clamp_max"}
+)
 _SCALAR_FUNCTIONS = frozenset({"scalar", "time", "pi", "vector"})
-_RATE_FUNCTIONS = frozenset({"rate", "irate", "increase", "delta", "idelta", "deriv", "changes", "resets"})
+_RATE_FUNCTIONS = frozenset(
+    {"rate", "irate", "increase", "delta", "idelta", "deriv", "changes", "resets"}
+)
 _SINGLE_AGGREGATIONS = frozenset(
     {"sum", "min", "max", "avg", "count", "group", "stddev", "stdvar", "quantile"}
 )
@@ -325,7 +329,7 @@ def _scopes(label: str, op: str, value: str) -> bool:
     if op == "=":
         return value != ""
     if op == "=~":
-        return not regex_matches_everything(value) and not (value == "" or value == "^$")
+        return value not in {"", "^$"} and not regex_matches_everything(value)
     return False
 
 
