@@ -48,6 +48,7 @@ __all__ = [
     "Selector",
     "analyse_query",
     "regex_matches_everything",
+    "selector_text",
 ]
 
 
@@ -273,10 +274,18 @@ def _selector(node: Any) -> Selector:
     if metric is None:
         names = [value for label, op, value in matchers if label == "__name__" and op == "="]
         metric = names[0] if names else None
-    text = str(node)
-    if metric and text.endswith("{}"):
-        text = text[:-2]
-    return Selector(metric=metric, matchers=matchers, alternatives=alternatives, text=text)
+    return Selector(
+        metric=metric, matchers=matchers, alternatives=alternatives, text=selector_text(node)
+    )
+
+
+def selector_text(node: Any) -> str:
+    """A vector selector as PromQL (``x``, ``x{a="b"}``, ``x{a="b" or c="d"}``), no offset."""
+    groups = [node.matchers.matchers, *node.matchers.or_matchers]
+    rendered = [",".join(str(m) for m in group) for group in groups]
+    body = " or ".join(part for part in rendered if part)
+    name = node.name or ""
+    return f"{name}{{{body}}}" if body or not name else name
 
 
 def _selectors(root: Any) -> Iterator[Selector]:
@@ -360,6 +369,8 @@ def _per_replica(root: Any) -> PerReplica | None:
     if isinstance(node, pp.BinaryExpr):
         op = _op(node)
         if op == "/":
+            if _is_scalar(node.lhs):
+                return None
             denominator = _replica_count(node.rhs)
             if denominator is not None:
                 return PerReplica("divide", denominator, str(_strip(node.lhs)))

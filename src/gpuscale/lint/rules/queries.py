@@ -18,6 +18,7 @@ from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.query import QueryAnalysis
+from gpuscale.lint.query import selector_text as query_selector_text
 from gpuscale.lint.rules._common import (
     PromTrigger,
     fmt,
@@ -321,7 +322,11 @@ def query_unscoped(ctx: LintContext) -> Iterator[Hit]:
 
 def _scope_selector(query: str, selector_text: str, namespace: str) -> str:
     def scope(node: Any) -> Any:
-        if isinstance(node, pp.VectorSelector) and _display(node) == selector_text:
+        if (
+            isinstance(node, pp.VectorSelector)
+            and not node.matchers.or_matchers
+            and query_selector_text(node) == selector_text
+        ):
             kept = [str(m) for m in node.matchers.matchers if m.name != "namespace"]
             matchers = ",".join([f'namespace="{namespace}"', *kept])
             name = node.name or ""
@@ -332,11 +337,6 @@ def _scope_selector(query: str, selector_text: str, namespace: str) -> str:
         return str(pp.transform(pp.parse(query), post_visit=scope))
     except ValueError:
         return query
-
-
-def _display(node: Any) -> str:
-    text = str(node)
-    return text[:-2] if node.name and text.endswith("{}") else text
 
 
 @rule(
