@@ -151,6 +151,8 @@ _GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
 
 def go_parse_bool(text: Any) -> bool | None:
     """``text`` as Go's ``strconv.ParseBool`` reads it, or ``None`` if it errors."""
+    if not isinstance(text, str):
+        return None
     if text in _GO_TRUE:
         return True
     if text in _GO_FALSE:
@@ -185,7 +187,8 @@ def _trigger(index: int, raw: Any) -> TriggerView:
     metric_type: str | None = DEFAULTS["metricType"]
     if "metricType" in trigger:
         value = trigger["metricType"]
-        metric_type = value if value in {"AverageValue", "Value", "Utilization"} else None
+        known = isinstance(value, str) and value in {"AverageValue", "Value", "Utilization"}
+        metric_type = value if known else None
     return TriggerView(
         index=index,
         type=kind,

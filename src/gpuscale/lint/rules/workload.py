@@ -446,6 +446,8 @@ def unneeded_toleration(ctx: LintContext) -> Iterator[Hit]:
 
 def _system_toleration(toleration: Mapping[str, Any]) -> bool:
     key = toleration.get("key") or ""
+    if not isinstance(key, str):
+        return False
     if key in _SYSTEM_ONLY_TAINTS:
         return True
     return key == "" and toleration.get("operator") == "Exists"
