@@ -12,14 +12,15 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from gpuscale.lint import KeyPath
+from gpuscale.lint import KeyPath, NodePool, ProfileValues, Taint
 
-__all__ = ["YamlObject", "load_text"]
+__all__ = ["YamlObject", "load_text", "read_profile"]
 
 
 def _plain(node: Any) -> Any:
@@ -87,3 +88,26 @@ def load_text(text: str, file: str = "manifest.yaml") -> list[YamlObject]:
         if isinstance(document, CommentedMap):
             objects.append(YamlObject(file=file, node=document, body=_plain(document)))
     return objects
+
+
+def read_profile(path: Path) -> ProfileValues:
+    """TEST SCAFFOLDING: a profile file with lint's own field names (not gpuscale.yaml)."""
+    data = YAML(typ="safe").load(path.read_text())
+    pools = tuple(
+        NodePool(
+            name=pool["name"],
+            gpu_vendor=pool.get("gpu_vendor"),
+            gpus_per_node=pool.get("gpus_per_node", 0),
+            labels=pool.get("labels", {}),
+            taints=tuple(Taint(**taint) for taint in pool.get("taints", [])),
+            max_nodes=pool.get("max_nodes", 0),
+        )
+        for pool in data.get("node_pools", [])
+    )
+    return ProfileValues(
+        release_name=data.get("release_name"),
+        prometheus_namespace=data.get("prometheus_namespace"),
+        scrape_interval=data.get("scrape_interval"),
+        node_pools=pools,
+        default_startup_seconds=data.get("default_startup_seconds"),
+    )
