@@ -260,7 +260,7 @@ def register(app: typer.Typer, *, parse: ManifestParser, read_profile: ProfileRe
         """Find autoscaling mistakes in manifests: file:line, why, and the fix.
 
         Exit 0 when nothing is at or above --fail-on, 1 when something is, 2 for bad input.
-        Suppress a finding with a YAML comment: # gpuscale: ignore[slug].
+        Suppress a finding with a YAML comment: # gpuscale: ignore\\[slug].
         """
         args = LintArgs(
             paths=tuple(paths or ()),

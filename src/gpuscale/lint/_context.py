@@ -138,8 +138,13 @@ class LintContext:
         self.profile = profile
         self.default_namespace = default_namespace
         self._by_kind: dict[str, list[ManifestObject]] = {}
+        self._namespaces: dict[int, str] = {}
         for obj in self.objects:
             self._by_kind.setdefault(obj.kind, []).append(obj)
+            namespace = obj.namespace
+            if not isinstance(namespace, str) or not namespace:
+                namespace = default_namespace
+            self._namespaces[id(obj)] = namespace
         self._cache: dict[tuple[str, Hashable], Any] = {}
 
     def of_kind(self, *kinds: str) -> list[ManifestObject]:
@@ -151,6 +156,9 @@ class LintContext:
 
     def namespace_of(self, obj: ManifestObject) -> str:
         """The object's namespace, or the ``--namespace`` default when it sets none."""
+        known = self._namespaces.get(id(obj))
+        if known is not None:
+            return known
         namespace = obj.namespace
         return namespace if isinstance(namespace, str) and namespace else self.default_namespace
 

@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from gpuscale.lint._access import as_map, as_str, dig, is_templated, iter_list
+from gpuscale.lint._access import as_map, as_str, dig, is_templated, iter_list, iter_map
 from gpuscale.lint._context import LintContext, ManifestObject
 from gpuscale.lint._findings import KeyPath
 from gpuscale.lint._k8s import POD_TEMPLATE_PATHS, selector_matches
@@ -27,10 +27,13 @@ __all__ = [
     "labels_of",
     "monitors_of_service",
     "name_of",
+    "objects_in",
     "prometheus_triggers",
     "scaled_objects",
     "scrape_interval_for",
+    "selected_services",
     "servicemonitor_namespaces",
+    "services_in",
     "services_of_workload",
     "target_workload",
     "trigger_path",
@@ -73,15 +76,52 @@ def trigger_path(index: int, key: str | None = None) -> KeyPath:
     return ("spec", "triggers", index, "metadata", key)
 
 
-def prometheus_triggers(ctx: LintContext) -> Iterator[PromTrigger]:
-    """Every ``prometheus`` trigger of every ScaledObject."""
-    for obj, so in scaled_objects(ctx):
-        for trigger in so.triggers:
-            if trigger.prometheus is None:
-                continue
-            text = trigger.prometheus.query
-            query = analyse_query(text) if text else None
-            yield PromTrigger(obj, so, trigger, trigger.prometheus, query)
+def prometheus_triggers(ctx: LintContext) -> list[PromTrigger]:
+    """Every ``prometheus`` trigger of every ScaledObject (computed once per run)."""
+
+    def build() -> list[PromTrigger]:
+        found = []
+        for obj, so in scaled_objects(ctx):
+            for trigger in so.triggers:
+                if trigger.prometheus is None:
+                    continue
+                text = trigger.prometheus.query
+                query = analyse_query(text) if text else None
+                found.append(PromTrigger(obj, so, trigger, trigger.prometheus, query))
+        return found
+
+    return ctx.cached("index", "prometheus-triggers", build)
+
+
+def _objects_by_identity(ctx: LintContext) -> dict[tuple[str, str, str], ManifestObject]:
+    def build() -> dict[tuple[str, str, str], ManifestObject]:
+        index: dict[tuple[str, str, str], ManifestObject] = {}
+        for obj in ctx.objects:
+            name = obj.name
+            if isinstance(name, str):
+                index.setdefault((obj.kind, ctx.namespace_of(obj), name), obj)
+        return index
+
+    return ctx.cached("index", "identity", build)
+
+
+def objects_in(ctx: LintContext, kind: str, namespace: str) -> list[ManifestObject]:
+    """The objects of ``kind`` in ``namespace``."""
+
+    def build() -> dict[tuple[str, str], list[ManifestObject]]:
+        index: dict[tuple[str, str], list[ManifestObject]] = {}
+        for obj in ctx.objects:
+            index.setdefault((obj.kind, ctx.namespace_of(obj)), []).append(obj)
+        return index
+
+    return ctx.cached("index", "kind-namespace", build).get((kind, namespace), [])
+
+
+def services_in(ctx: LintContext, namespaces: frozenset[str]) -> list[ManifestObject]:
+    """The Services in ``namespaces`` (``{"*"}``: all)."""
+    if ALL_NAMESPACES in namespaces:
+        return ctx.of_kind("Service")
+    return [s for namespace in sorted(namespaces) for s in objects_in(ctx, "Service", namespace)]
 
 
 def target_workload(
@@ -90,11 +130,8 @@ def target_workload(
     """The workload the ScaledObject scales, when the set holds it (same namespace)."""
     if so.target_name is None or so.target_kind is None:
         return None
-    namespace = ctx.namespace_of(obj)
-    for candidate in ctx.of_kind(so.target_kind):
-        if candidate.name == so.target_name and ctx.namespace_of(candidate) == namespace:
-            return candidate
-    return None
+    key = (so.target_kind, ctx.namespace_of(obj), so.target_name)
+    return _objects_by_identity(ctx).get(key)
 
 
 def workload_pod_labels(obj: ManifestObject) -> dict[str, str]:
@@ -110,6 +147,69 @@ def labels_of(obj: ManifestObject) -> dict[str, str]:
     """The object's own ``metadata.labels``, as strings."""
     labels = as_map(dig(obj.body, ("metadata", "labels"))) or {}
     return {k: str(v) for k, v in labels.items() if isinstance(k, str) and v is not None}
+
+
+@dataclass(frozen=True)
+class _ServiceIndex:
+    services: list[ManifestObject]
+    labels: dict[int, dict[str, str]]
+    by_label: dict[tuple[str, str], list[ManifestObject]]
+    templated: list[ManifestObject]
+    """Services with a templated label value: every selector must consider them."""
+    by_namespace: dict[str, list[ManifestObject]]
+    position: dict[int, int]
+
+
+def _service_index(ctx: LintContext) -> _ServiceIndex:
+    def build() -> _ServiceIndex:
+        services = ctx.of_kind("Service")
+        index = _ServiceIndex(services, {}, {}, [], {}, {})
+        for number, service in enumerate(services):
+            index.position[id(service)] = number
+            labels = labels_of(service)
+            index.labels[id(service)] = labels
+            index.by_namespace.setdefault(ctx.namespace_of(service), []).append(service)
+            if any(is_templated(value) for value in labels.values()):
+                index.templated.append(service)
+            for pair in labels.items():
+                index.by_label.setdefault(pair, []).append(service)
+        return index
+
+    return ctx.cached("index", "services", build)
+
+
+def selected_services(
+    ctx: LintContext, monitor: ManifestObject
+) -> tuple[list[ManifestObject], bool] | None:
+    """Services (any namespace) whose labels the ServiceMonitor's selector matches, and
+    whether any match was undecidable; ``None`` when the selector itself is unusable."""
+
+    def compute() -> tuple[list[ManifestObject], bool] | None:
+        selector = as_map(dig(monitor.body, ("spec", "selector")))
+        if selector is None:
+            return None
+        index = _service_index(ctx)
+        candidates = index.services
+        pairs = [
+            (key, str(value))
+            for key, value in iter_map(selector.get("matchLabels"))
+            if isinstance(value, str | int | float) and not is_templated(str(value))
+        ]
+        if pairs:
+            narrowest = min((index.by_label.get(pair, []) for pair in pairs), key=len)
+            chosen = {id(s): s for s in [*narrowest, *index.templated]}
+            candidates = sorted(chosen.values(), key=lambda s: index.position[id(s)])
+        matched: list[ManifestObject] = []
+        undecided = False
+        for service in candidates:
+            result = selector_matches(selector, index.labels[id(service)])
+            if result is None:
+                undecided = True
+            elif result:
+                matched.append(service)
+        return matched, undecided
+
+    return ctx.cached("selected-services", id(monitor), compute)
 
 
 def name_of(obj: ManifestObject) -> str:
@@ -162,9 +262,7 @@ def services_of_workload(ctx: LintContext, workload: ManifestObject) -> list[Man
     pod_labels = workload_pod_labels(workload)
     namespace = ctx.namespace_of(workload)
     found = []
-    for service in ctx.of_kind("Service"):
-        if ctx.namespace_of(service) != namespace:
-            continue
+    for service in _service_index(ctx).by_namespace.get(namespace, []):
         selector = as_map(dig(service.body, ("spec", "selector")))
         if selector and all(pod_labels.get(k) == str(v) for k, v in selector.items()):
             found.append(service)
@@ -173,17 +271,20 @@ def services_of_workload(ctx: LintContext, workload: ManifestObject) -> list[Man
 
 def monitors_of_service(ctx: LintContext, service: ManifestObject) -> list[ManifestObject]:
     """The ServiceMonitors in the set that scrape ``service``."""
-    labels = labels_of(service)
-    namespace = ctx.namespace_of(service)
-    found = []
-    for monitor in ctx.of_kind("ServiceMonitor"):
-        namespaces = servicemonitor_namespaces(ctx, monitor)
-        selector = as_map(dig(monitor.body, ("spec", "selector")))
-        if namespaces is None or selector is None or not covers(namespaces, namespace):
-            continue
-        if selector_matches(selector, labels) is True:
-            found.append(monitor)
-    return found
+
+    def build() -> dict[int, list[ManifestObject]]:
+        scraped: dict[int, list[ManifestObject]] = {}
+        for monitor in ctx.of_kind("ServiceMonitor"):
+            namespaces = servicemonitor_namespaces(ctx, monitor)
+            selected = selected_services(ctx, monitor)
+            if namespaces is None or selected is None:
+                continue
+            for matched in selected[0]:
+                if covers(namespaces, ctx.namespace_of(matched)):
+                    scraped.setdefault(id(matched), []).append(monitor)
+        return scraped
+
+    return ctx.cached("index", "monitors", build).get(id(service), [])
 
 
 def scrape_interval_for(

@@ -20,6 +20,7 @@ from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
     fmt,
     name_of,
+    objects_in,
     prometheus_triggers,
     scaled_objects,
     trigger_path,
@@ -559,11 +560,10 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
                 severity=Severity.INFO,
             )
             continue
-        same_kind = ctx.of_kind(kind)
-        here = [w for w in same_kind if ctx.namespace_of(w) == namespace]
+        here = objects_in(ctx, kind, namespace)
         if any(w.name == so.target_name for w in here):
             continue
-        elsewhere = [w for w in same_kind if w.name == so.target_name]
+        elsewhere = [w for w in ctx.of_kind(kind) if w.name == so.target_name]
         if elsewhere:
             other = ctx.namespace_of(elsewhere[0])
             yield Hit(

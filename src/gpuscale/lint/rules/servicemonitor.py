@@ -17,7 +17,6 @@ from typing import Any
 from gpuscale.lint._access import as_map, as_str, dig, is_templated, iter_list
 from gpuscale.lint._context import LintContext, ManifestObject
 from gpuscale.lint._findings import Hit, KeyPath, Severity
-from gpuscale.lint._k8s import selector_matches
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
@@ -25,29 +24,12 @@ from gpuscale.lint.rules._common import (
     covers,
     labels_of,
     name_of,
+    selected_services,
     servicemonitor_namespaces,
+    services_in,
 )
 
 __all__: list[str] = []
-
-
-def _selected(
-    ctx: LintContext, monitor: ManifestObject
-) -> tuple[list[ManifestObject], bool] | None:
-    """Services whose labels the ServiceMonitor's selector matches (any namespace), and
-    whether any match was undecidable; ``None`` when the selector itself is unusable."""
-    selector = as_map(dig(monitor.body, ("spec", "selector")))
-    if selector is None:
-        return None
-    matched: list[ManifestObject] = []
-    undecided = False
-    for service in ctx.of_kind("Service"):
-        result = selector_matches(selector, labels_of(service))
-        if result is None:
-            undecided = True
-        elif result:
-            matched.append(service)
-    return matched, undecided
 
 
 def _namespace_list(namespaces: frozenset[str]) -> str:
@@ -75,7 +57,7 @@ def servicemonitor_namespace_mismatch(ctx: LintContext) -> Iterator[Hit]:
         return
     for monitor in ctx.of_kind("ServiceMonitor"):
         namespaces = servicemonitor_namespaces(ctx, monitor)
-        selected = _selected(ctx, monitor)
+        selected = selected_services(ctx, monitor)
         if namespaces is None or selected is None:
             continue
         services, _ = selected
@@ -142,11 +124,11 @@ def servicemonitor_selects_nothing(ctx: LintContext) -> Iterator[Hit]:
         return
     for monitor in ctx.of_kind("ServiceMonitor"):
         namespaces = servicemonitor_namespaces(ctx, monitor)
-        selected = _selected(ctx, monitor)
+        selected = selected_services(ctx, monitor)
         if namespaces is None or selected is None:
             continue
         services, undecided = selected
-        local = [s for s in all_services if covers(namespaces, ctx.namespace_of(s))]
+        local = services_in(ctx, namespaces)
         if not services:
             if undecided or not local:
                 continue
@@ -289,7 +271,7 @@ def servicemonitor_honor_labels(ctx: LintContext) -> Iterator[Hit]:
     for monitor in ctx.of_kind("ServiceMonitor"):
         match_labels = as_map(dig(monitor.body, ("spec", "selector", "matchLabels")))
         texts = _identity_texts(monitor, match_labels)
-        selected = _selected(ctx, monitor)
+        selected = selected_services(ctx, monitor)
         if selected is not None:
             for service in selected[0]:
                 texts.extend(_identity_texts(service))

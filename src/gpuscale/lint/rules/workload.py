@@ -64,14 +64,19 @@ class _Workload:
     gpus: list[GpuUse]
 
 
-def _workloads(ctx: LintContext) -> Iterator[_Workload]:
-    for obj in ctx.objects:
-        if obj.kind not in WORKLOAD_KINDS:
-            continue
-        found = pod_spec(obj.kind, obj.body)
-        if found is not None:
-            spec, path = found
-            yield _Workload(obj, spec, path, gpu_uses(spec, path))
+def _workloads(ctx: LintContext) -> list[_Workload]:
+    def build() -> list[_Workload]:
+        workloads = []
+        for obj in ctx.objects:
+            if obj.kind not in WORKLOAD_KINDS:
+                continue
+            found = pod_spec(obj.kind, obj.body)
+            if found is not None:
+                spec, path = found
+                workloads.append(_Workload(obj, spec, path, gpu_uses(spec, path)))
+        return workloads
+
+    return ctx.cached("index", "workloads", build)
 
 
 def _vendor(resource: str) -> str | None:
