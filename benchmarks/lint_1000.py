@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.unit.lint.adapter import load_text  # noqa: E402
+
 from gpuscale.lint import (  # noqa: E402
     LintOptions,
     NodePool,
@@ -36,7 +38,6 @@ from gpuscale.lint import (  # noqa: E402
     run_lint,
 )
 from gpuscale.lint.query import analyse_query, regex_matches_everything  # noqa: E402
-from tests.unit.lint.adapter import load_text  # noqa: E402
 
 QUERIES = [
     'sum(app_load{{namespace="{ns}",service="{app}"}})',
@@ -59,8 +60,12 @@ def app_documents(index: int) -> str:
     ns = f"team-{index % 10}"
     query = QUERIES[index % len(QUERIES)].format(app=app, ns=ns)
     selector = NODE_SELECTORS[index % len(NODE_SELECTORS)]
-    critical = "        - key: CriticalAddonsOnly\n          operator: Exists\n" if index % 4 == 0 else ""
-    args = '          args: ["pip install -r req.txt && python serve.py"]\n' if index % 5 == 0 else ""
+    critical = (
+        "        - key: CriticalAddonsOnly\n          operator: Exists\n" if index % 4 == 0 else ""
+    )
+    args = (
+        '          args: ["pip install -r req.txt && python serve.py"]\n' if index % 5 == 0 else ""
+    )
     monitor_ns = "  namespaceSelector:\n    matchNames: [kube-system]\n" if index % 7 == 0 else ""
     spec = (
         "  minReplicaCount: 1\n  cooldownPeriod: 60\n  pollingInterval: 30\n"
@@ -158,7 +163,10 @@ PROFILE = ProfileValues(
             "gpu-mi300x",
             "amd",
             1,
-            {"doks.digitalocean.com/gpu-brand": "amd", "doks.digitalocean.com/node-pool": "gpu-mi300x"},
+            {
+                "doks.digitalocean.com/gpu-brand": "amd",
+                "doks.digitalocean.com/node-pool": "gpu-mi300x",
+            },
             (Taint("amd.com/gpu"),),
             max_nodes=4,
         ),
@@ -206,7 +214,8 @@ def main() -> int:
     args = parser.parse_args()
     rows = [measure(1000, args.repeats), measure(5000, max(1, args.repeats // 2))]
     lines = [
-        "| documents | load (test adapter) | rules, no profile | rules, with profile | findings | rules that fired |",
+        "| documents | load (test adapter) | rules, no profile | rules, with profile "
+        "| findings | rules that fired |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
@@ -221,7 +230,9 @@ def main() -> int:
     print(table)
     print(f"\n1,000 documents, all rules with a profile: {target:.3f} s ({verdict} the 2 s target)")
     if args.write:
-        machine = f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}"
+        machine = (
+            f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}"
+        )
         out = ROOT / "docs" / "benchmarks" / "lint.md"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(
