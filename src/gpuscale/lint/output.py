@@ -284,7 +284,7 @@ def catalogue_markdown() -> str:
         "# gpuscale lint: the rule catalogue",
         "",
         "Generated from the rule registry (`gpuscale.lint.output.catalogue_markdown`); "
-        "`tests/unit/lint/test_catalogue.py` fails when this file is out of date. "
+        "`tests/unit/lint/test_run.py` fails when this file is out of date. "
         "`gpuscale lint --list` prints the same table and `gpuscale lint --explain SLUG` one "
         "entry. Severities are defaults: some findings are raised or lowered, and their why "
         "says so.",
