@@ -245,11 +245,31 @@ def test_target_typo_is_an_error() -> None:
     assert "name: web" in finding.fix
 
 
-def test_target_in_another_namespace_is_an_error() -> None:
-    text = docs(deployment(name="web", gpu=None, namespace="prod"), scaled_object())
+def test_target_in_another_explicit_namespace_is_an_error() -> None:
+    text = docs(deployment(name="web", gpu=None, namespace="prod"), scaled_object(namespace="dev"))
     [finding] = only(lint_yaml(text), "scaledobject-target-missing")
     assert finding.severity is Severity.ERROR
     assert "namespace prod" in finding.message
+    assert "namespace: prod" in finding.fix
+
+
+def test_target_elsewhere_with_an_implicit_namespace_is_info() -> None:
+    # `kubectl apply -n prod` would put the ScaledObject next to its Deployment.
+    text = docs(deployment(name="web", gpu=None, namespace="prod"), scaled_object())
+    [finding] = only(lint_yaml(text), "scaledobject-target-missing")
+    assert finding.severity is Severity.INFO
+
+
+def test_target_typo_mentions_a_same_named_workload_elsewhere() -> None:
+    text = docs(
+        deployment(name="api", gpu=None),
+        deployment(name="web", gpu=None, namespace="prod"),
+        scaled_object(),
+    )
+    [finding] = only(lint_yaml(text), "scaledobject-target-missing")
+    assert finding.severity is Severity.ERROR
+    assert "the set has api" in finding.message
+    assert "is in namespace prod" in finding.message
 
 
 @pytest.mark.parametrize("target", ["web", "<deployment_name>", "'${TARGET}'"])

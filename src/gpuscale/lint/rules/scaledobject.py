@@ -530,10 +530,11 @@ def _service_host(address: str) -> tuple[str, str] | None:
         "`scaleTargetRef` must name a workload in the ScaledObject's own namespace (KEDA "
         'scaledobject-spec: "Must be in the same namespace as the ScaledObject"). When the '
         "set holds workloads of that kind in that namespace and none has the name, it is a "
-        "typo (error); when the workload exists only in another namespace, the ScaledObject "
-        "is in the wrong one (error). When the set holds no such workloads, or the name is "
-        "a placeholder, lint notes that the target is not in the set (info) and checks the "
-        "ScaledObject on its own."
+        "typo (error). When the workload exists only in another namespace, the ScaledObject "
+        "is in the wrong one: an error when both manifests name their namespaces, an info "
+        "when one relies on `--namespace` (`kubectl apply -n` may put them together). When "
+        "the set holds no such workloads, or the name is a placeholder, lint notes that the "
+        "target is not in the set (info) and checks the ScaledObject on its own."
     ),
     example=snippet({"spec": {"scaleTargetRef": {"name": "go-from-configmpa"}}}),
     fix=snippet({"spec": {"scaleTargetRef": {"name": "go-from-configmap"}}}),
@@ -564,8 +565,31 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
         if any(w.name == so.target_name for w in here):
             continue
         elsewhere = [w for w in ctx.of_kind(kind) if w.name == so.target_name]
-        if elsewhere:
+        if here:
+            names = ", ".join(sorted(name_of(w) for w in here))
+            also = (
+                f"; a {kind} of that name is in namespace {ctx.namespace_of(elsewhere[0])}"
+                if elsewhere
+                else ""
+            )
+            yield Hit(
+                obj=obj,
+                key_path=path,
+                message=(
+                    f"no {kind} named {so.target_name} in namespace {namespace} (the set has "
+                    f"{names}){also}"
+                ),
+                why=(
+                    f"KEDA reports the ScaledObject as not ready and scales nothing while its "
+                    f"target {kind} {namespace}/{so.target_name} does not exist."
+                ),
+                fix=snippet({"spec": {"scaleTargetRef": {"name": name_of(here[0])}}}),
+            )
+        elif elsewhere:
             other = ctx.namespace_of(elsewhere[0])
+            # Only two explicit namespaces disagree for sure: an object without one goes
+            # wherever `kubectl apply -n` puts it, which lint cannot know.
+            both_explicit = bool(obj.namespace) and bool(elsewhere[0].namespace)
             yield Hit(
                 obj=obj,
                 key_path=path,
@@ -579,21 +603,7 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
                     f"{other} too."
                 ),
                 fix=snippet({"metadata": {"namespace": other}}),
-            )
-        elif here:
-            names = ", ".join(sorted(name_of(w) for w in here))
-            yield Hit(
-                obj=obj,
-                key_path=path,
-                message=(
-                    f"no {kind} named {so.target_name} in namespace {namespace} (the set has "
-                    f"{names})"
-                ),
-                why=(
-                    f"KEDA reports the ScaledObject as not ready and scales nothing while its "
-                    f"target {kind} {namespace}/{so.target_name} does not exist."
-                ),
-                fix=snippet({"spec": {"scaleTargetRef": {"name": name_of(here[0])}}}),
+                severity=None if both_explicit else Severity.INFO,
             )
         else:
             yield Hit(
