@@ -95,10 +95,24 @@ def test_missing_selector_is_info_only_with_a_labelled_gpu_pool() -> None:
         ("cloud.google.com/gke-accelerator", "nvidia-l4", "nvidia.com/gpu"),
         ("node.kubernetes.io/instance-type", "gpu-h100x1-80gb", "nvidia.com/gpu"),
         ("example.com/team", "ml", "amd.com/gpu"),
+        ("ab.com/team", "ml", "amd.com/gpu"),
+        ("karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia", "nvidia.com/gpu"),
         ("'{{ .Values.gpuLabel }}'", "amd", "amd.com/gpu"),
         ("doks.digitalocean.com/gpu-brand", "'${BRAND}'", "amd.com/gpu"),
     ],
-    ids=["amd", "nvidia", "pool", "eks", "gke", "instance-type", "custom", "helm-key", "env"],
+    ids=[
+        "amd",
+        "nvidia",
+        "pool",
+        "eks",
+        "gke",
+        "instance-type",
+        "custom",
+        "short-custom-domain",
+        "karpenter",
+        "helm-key",
+        "env",
+    ],
 )
 def test_node_selector_near_misses(key: str, value: str, gpu: str) -> None:
     assert only(lint_yaml(_selector(key, value, gpu)), "gpu-node-selector") == []

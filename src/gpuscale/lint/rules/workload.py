@@ -107,7 +107,8 @@ def _misspelled_domain(prefix: str) -> str | None:
     if prefix.startswith("doks."):
         return DOKS_DOMAIN
     best = min(KNOWN_DOMAINS, key=lambda domain: _distance(prefix, domain))
-    return best if _distance(prefix, best) <= 2 else None
+    allowed = 2 if len(best) >= 12 else 1
+    return best if _distance(prefix, best) <= allowed else None
 
 
 @dataclass(frozen=True)
