@@ -34,7 +34,7 @@ def dig(body: Any, path: KeyPath) -> Any:
                 return None
             node = node[step]
         else:
-            if not isinstance(node, Mapping) or step not in node:
+            if not (isinstance(node, dict | Mapping)) or step not in node:
                 return None
             node = node[step]
     return node
@@ -42,7 +42,8 @@ def dig(body: Any, path: KeyPath) -> Any:
 
 def as_map(value: Any) -> Mapping[str, Any] | None:
     """``value`` if it is a mapping, else ``None``."""
-    return value if isinstance(value, Mapping) else None
+    # Bodies are plain dicts: test for dict first, the abstract Mapping check is slower.
+    return value if isinstance(value, dict | Mapping) else None
 
 
 def as_list(value: Any) -> Sequence[Any] | None:
@@ -64,7 +65,7 @@ def as_int(value: Any) -> int | None:
 
 def iter_map(value: Any) -> Iterator[tuple[str, Any]]:
     """The string-keyed items of ``value`` if it is a mapping; nothing otherwise."""
-    if isinstance(value, Mapping):
+    if isinstance(value, dict | Mapping):
         for key, item in value.items():
             if isinstance(key, str):
                 yield key, item
