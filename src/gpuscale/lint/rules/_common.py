@@ -29,6 +29,7 @@ __all__ = [
     "name_of",
     "objects_in",
     "prometheus_triggers",
+    "same_identity",
     "scaled_objects",
     "scrape_interval_for",
     "selected_services",
@@ -122,6 +123,11 @@ def services_in(ctx: LintContext, namespaces: frozenset[str]) -> list[ManifestOb
     if ALL_NAMESPACES in namespaces:
         return ctx.of_kind("Service")
     return [s for namespace in sorted(namespaces) for s in objects_in(ctx, "Service", namespace)]
+
+
+def same_identity(ctx: LintContext, kind: str, namespace: str, name: str) -> ManifestObject | None:
+    """The object of ``kind`` named ``name`` in ``namespace``, if the set holds one."""
+    return _objects_by_identity(ctx).get((kind, namespace, name))
 
 
 def target_workload(
@@ -257,15 +263,34 @@ def covers(namespaces: frozenset[str], namespace: str) -> bool:
     return ALL_NAMESPACES in namespaces or namespace in namespaces
 
 
+def _services_by_selector(
+    ctx: LintContext,
+) -> dict[tuple[str, str, str], list[tuple[ManifestObject, dict[str, str]]]]:
+    """Services keyed by (namespace, label, value) of one pair of their pod selector."""
+
+    def build() -> dict[tuple[str, str, str], list[tuple[ManifestObject, dict[str, str]]]]:
+        index: dict[tuple[str, str, str], list[tuple[ManifestObject, dict[str, str]]]] = {}
+        for service in ctx.of_kind("Service"):
+            selector = {k: str(v) for k, v in iter_map(dig(service.body, ("spec", "selector")))}
+            if selector:
+                key, value = min(selector.items())
+                entry = (service, selector)
+                index.setdefault((ctx.namespace_of(service), key, value), []).append(entry)
+        return index
+
+    return ctx.cached("index", "service-selectors", build)
+
+
 def services_of_workload(ctx: LintContext, workload: ManifestObject) -> list[ManifestObject]:
     """The Services in the set whose ``spec.selector`` selects the workload's pods."""
     pod_labels = workload_pod_labels(workload)
     namespace = ctx.namespace_of(workload)
+    index = _services_by_selector(ctx)
     found = []
-    for service in _service_index(ctx).by_namespace.get(namespace, []):
-        selector = as_map(dig(service.body, ("spec", "selector")))
-        if selector and all(pod_labels.get(k) == str(v) for k, v in selector.items()):
-            found.append(service)
+    for key, value in pod_labels.items():
+        for service, selector in index.get((namespace, key, value), []):
+            if all(pod_labels.get(k) == v for k, v in selector.items()):
+                found.append(service)
     return found
 
 

@@ -22,6 +22,7 @@ from gpuscale.lint.rules._common import (
     name_of,
     objects_in,
     prometheus_triggers,
+    same_identity,
     scaled_objects,
     trigger_path,
 )
@@ -561,9 +562,9 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
                 severity=Severity.INFO,
             )
             continue
-        here = objects_in(ctx, kind, namespace)
-        if any(w.name == so.target_name for w in here):
+        if same_identity(ctx, kind, namespace, so.target_name) is not None:
             continue
+        here = objects_in(ctx, kind, namespace)
         elsewhere = [w for w in ctx.of_kind(kind) if w.name == so.target_name]
         if here:
             names = ", ".join(sorted(name_of(w) for w in here))
