@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import posixpath
+import textwrap
 from collections.abc import Iterable
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.padding import Padding
 from rich.syntax import Syntax
 from rich.table import Table
@@ -72,9 +73,25 @@ def _summary(report: LintReport) -> str:
     return f"{text} in {report.objects} objects from {files} file{'s' * (files != 1)}"
 
 
+def _wrapped(text: str, width: int, indent: str) -> str:
+    return textwrap.fill(
+        text,
+        width=max(width, 40),
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
 def print_text(report: LintReport, console: Console) -> None:
-    """Print the report for people: grouped by file, each finding with why and fix."""
+    """Print the report for people: grouped by file, each finding with why and fix.
+
+    Message and why are wrapped to the console's width; the fix is printed as is
+    (soft-wrapped), so it can be copied into a manifest.
+    """
     current: str | None = None
+    width = console.width
     for finding in report.findings:
         if finding.location.file != current:
             current = finding.location.file
@@ -86,16 +103,15 @@ def print_text(report: LintReport, console: Console) -> None:
         header.append("  ")
         header.append(finding.rule, style="magenta")
         header.append(f"  {finding.object}", style="dim")
-        console.print(header)
-        body = Group(
-            Text(finding.message),
-            Text.assemble(("why: ", "bold"), finding.why),
-            Text("fix:", style="bold"),
-            Padding(_yaml(finding.fix), (0, 0, 0, 2)),
-        )
-        console.print(Padding(body, (0, 0, 1, 4)))
+        console.print(header, soft_wrap=True)
+        console.print(Text(_wrapped(finding.message, width, "    ")))
+        why = _wrapped(f"why: {finding.why}", width, "    ")
+        console.print(Text(why[:8], style="bold") + Text(why[8:]))
+        console.print(Text("    fix:", style="bold"))
+        console.print(Text(textwrap.indent(finding.fix, "      "), style="green"), soft_wrap=True)
+        console.print()
     for note in report.notes:
-        console.print(Text(f"note: {note}", style="yellow"))
+        console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
     style = "bold red" if report.failed else "bold green"
     console.print(Text(_summary(report), style=style))
 
