@@ -201,3 +201,15 @@ def test_the_schema_check_is_not_vacuous() -> None:
     del log["runs"][0]["tool"]["driver"]["name"]
     errors = list(jsonschema.Draft4Validator(SARIF_SCHEMA).iter_errors(log))
     assert len(errors) >= 2
+
+
+def test_text_fixes_are_verbatim_and_lines_have_no_trailing_spaces() -> None:
+    report = _report()
+    console, buffer = _console()
+    print_text(report, console)
+    lines = buffer.getvalue().splitlines()
+    assert all(line == line.rstrip() for line in lines)
+    pending = next(f for f in report.findings if f.rule == "replica-count-includes-pending")
+    query_line = next(line for line in pending.fix.splitlines() if "query:" in line)
+    assert len(query_line) > 100
+    assert f"      {query_line}" in lines
