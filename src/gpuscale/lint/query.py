@@ -210,9 +210,9 @@ _TRANSPARENT_FUNCTIONS = frozenset(
     {"ceil", "floor", "round", "abs", "clamp", "clamp_min", "clamp_max"}
 )
 _SCALAR_FUNCTIONS = frozenset({"scalar", "time", "pi", "vector"})
-_RATE_FUNCTIONS = frozenset(
-    {"rate", "irate", "increase", "delta", "idelta", "deriv", "changes", "resets"}
-)
+# Functions that return nothing for a series with fewer than two samples in their range
+# (Prometheus promql/functions.go: extrapolatedRate, instantValue, funcDeriv).
+_RATE_FUNCTIONS = frozenset({"rate", "irate", "increase", "delta", "idelta", "deriv"})
 _SINGLE_AGGREGATIONS = frozenset(
     {"sum", "min", "max", "avg", "count", "group", "stddev", "stdvar", "quantile"}
 )

@@ -375,10 +375,10 @@ def query_invalid(ctx: LintContext) -> Iterator[Hit]:
     severity=Severity.WARNING,
     title="A rate() window holds fewer than two scrapes",
     explanation=(
-        "`rate`, `irate`, `increase`, `delta` and `deriv` need at least two samples inside "
-        "their range (Prometheus `promql/functions.go`: fewer than two samples give no "
-        "result). A window shorter than twice the scrape interval often holds one sample, "
-        "so the query comes back empty, which KEDA reads as 0 by default. Use a window of "
+        "`rate`, `irate`, `increase`, `delta`, `idelta` and `deriv` need at least two "
+        "samples inside their range: Prometheus drops a series with fewer "
+        "(`extrapolatedRate`, `instantValue` and `funcDeriv` in `promql/functions.go`). A "
+        "window shorter than twice the scrape interval often holds one sample, so the query comes back empty, which KEDA reads as 0 by default. Use a window of "
         "at least four scrape intervals. Needs the scrape interval: from the ServiceMonitor "
         "that scrapes the target, or the profile."
     ),
