@@ -378,7 +378,8 @@ def query_invalid(ctx: LintContext) -> Iterator[Hit]:
         "`rate`, `irate`, `increase`, `delta`, `idelta` and `deriv` need at least two "
         "samples inside their range: Prometheus drops a series with fewer "
         "(`extrapolatedRate`, `instantValue` and `funcDeriv` in `promql/functions.go`). A "
-        "window shorter than twice the scrape interval often holds one sample, so the query comes back empty, which KEDA reads as 0 by default. Use a window of "
+        "window shorter than twice the scrape interval often holds one sample, so the "
+        "query comes back empty, which KEDA reads as 0 by default. Use a window of "
         "at least four scrape intervals. Needs the scrape interval: from the ServiceMonitor "
         "that scrapes the target, or the profile."
     ),
