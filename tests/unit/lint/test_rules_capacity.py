@@ -158,7 +158,7 @@ def test_hpa_sync_faster_than_a_slow_scrape_is_a_warning_with_value_type() -> No
     [finding] = only(lint_yaml(text), "polling-faster-than-scrape")
     assert finding.severity is Severity.WARNING
     assert "the HPA reads it every 15 s" in finding.message
-    assert "overshoots" in finding.why
+    assert "can overshoot" in finding.why
     assert finding.location.line == line_of(text, "- type: prometheus")
 
 

@@ -206,9 +206,9 @@ def _readers(ctx: LintContext, so: ScaledObjectView) -> list[tuple[float, str]]:
         "can scale to zero) and the HPA reads it through KEDA every sync (15 s), so reading "
         "it at less than half the scrape interval only re-reads the same sample. With "
         "`metricType: AverageValue` that costs queries; with `metricType: Value` the HPA "
-        "multiplies the current ready pods by value/threshold at every read, so a sample "
-        "taken before a scale-up is applied again to the new pod count and the HPA "
-        "overshoots (warning). Needs the scrape interval: from the ServiceMonitor that "
+        "multiplies the current ready pods by value/threshold at every read, so when new "
+        "pods turn Ready a sample taken before they took load is applied again to the "
+        "larger pod count, and the HPA can overshoot (warning). Needs the scrape interval: from the ServiceMonitor that "
         "scrapes the target, or the profile."
     ),
     example=snippet({"spec": {"pollingInterval": 5}})
@@ -234,8 +234,8 @@ def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
         reads = interval / period
         overshoot = (
             " With metricType Value the HPA multiplies the ready pods by value/threshold at "
-            "every read, so a sample from before a scale-up is applied again to the larger "
-            "pod count and the HPA overshoots."
+            "every read, so when new pods turn Ready a sample from before they took load is "
+            "applied again to the larger pod count, and the HPA can overshoot."
             if value_type
             else " With metricType AverageValue this costs only queries."
         )
