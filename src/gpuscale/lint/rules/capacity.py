@@ -208,8 +208,8 @@ def _readers(ctx: LintContext, so: ScaledObjectView) -> list[tuple[float, str]]:
         "`metricType: AverageValue` that costs queries; with `metricType: Value` the HPA "
         "multiplies the current ready pods by value/threshold at every read, so when new "
         "pods turn Ready a sample taken before they took load is applied again to the "
-        "larger pod count, and the HPA can overshoot (warning). Needs the scrape interval: from the ServiceMonitor that "
-        "scrapes the target, or the profile."
+        "larger pod count, and the HPA can overshoot (warning). Needs the scrape interval: "
+        "from the ServiceMonitor that scrapes the target, or the profile."
     ),
     example=snippet({"spec": {"pollingInterval": 5}})
     + "\n# ServiceMonitor endpoints: - interval: 60s",
