@@ -9,7 +9,8 @@ helps across apps. Times, separately and cold (caches cleared):
 - loading: parsing the YAML with the test adapter (ruamel round-trip; the real loader,
   ``gpuscale.manifests``, will replace it),
 - the rules: :func:`gpuscale.lint.run_lint` over the loaded objects, without and with a
-  profile (the simulation rule, not wired yet, is excluded by construction),
+  profile (the simulation rule, not wired yet, is excluded by construction), after
+  ``gc.freeze()`` as the command does,
 - for comparison, loading the same text with PyYAML's libyaml ``compose`` (which also
   keeps every node's line and column): a hint for the real loader, not lint's cost.
 
@@ -20,6 +21,7 @@ Run from the repository root: ``.venv/bin/python benchmarks/lint_1000.py [--writ
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import platform
 import statistics
@@ -217,6 +219,7 @@ def measure(documents: int, repeats: int) -> dict[str, object]:
         objects = [obj for name, text in files.items() for obj in load_text(text, name)]
         load_times.append(time.perf_counter() - start)
         assert len(objects) == documents
+        gc.freeze()  # as `gpuscale lint` does after loading
         start = time.perf_counter()
         libyaml_load(files)
         libyaml_times.append(time.perf_counter() - start)
@@ -286,6 +289,7 @@ def main() -> int:
             "key's line: a loader built that way would keep the whole command well under 2 s.\n"
         )
         print(f"wrote {out.relative_to(ROOT)}")
+    gc.unfreeze()
     return 0 if verdict == "meets" else 1
 
 
