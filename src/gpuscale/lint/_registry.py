@@ -1,0 +1,94 @@
+"""The rule catalogue: every rule's slug, default severity, title, explanation and check.
+
+Rule modules register their checks with :func:`rule`; importing
+:mod:`gpuscale.lint.rules` fills the registry. The catalogue is what ``--list`` prints,
+what ``--explain SLUG`` shows, what the SARIF ``tool.driver.rules`` array lists and what
+``docs/lint-rules.md`` is generated from, so the four never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from gpuscale.lint._context import LintContext
+from gpuscale.lint._findings import Hit, Severity
+
+__all__ = ["CATALOGUE_URL", "REGISTRY", "Check", "Rule", "rule"]
+
+CATALOGUE_URL = "https://github.com/gpuscale/gpuscale/blob/main/docs/lint-rules.md"
+"""Where the catalogue is published; each rule's help link is this plus ``#<slug>``."""
+
+Check = Callable[[LintContext], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One catalogue entry."""
+
+    slug: str
+    severity: Severity
+    """The default severity; a finding may be raised or lowered from it (the why says why)."""
+    title: str
+    """One line: what the rule finds."""
+    explanation: str
+    """Why it matters and how KEDA/the HPA/Kubernetes behave, with sources."""
+    example: str
+    """A manifest fragment that the rule reports."""
+    fix: str
+    """The same fragment, fixed."""
+    check: Check | None
+    """The check; ``None`` for a rule whose engine is not wired in yet (``requires`` says)."""
+    requires: str = ""
+    """What the rule needs besides manifests: ``profile``, ``simulator`` or empty."""
+
+    @property
+    def help_uri(self) -> str:
+        """The rule's section in the published catalogue."""
+        return f"{CATALOGUE_URL}#{self.slug}"
+
+    @property
+    def available(self) -> bool:
+        """Whether the rule can run in this build."""
+        return self.check is not None
+
+
+REGISTRY: dict[str, Rule] = {}
+"""Every rule by slug, in registration order (the catalogue's order)."""
+
+
+def rule(
+    slug: str,
+    *,
+    severity: Severity,
+    title: str,
+    explanation: str,
+    example: str,
+    fix: str,
+    requires: str = "",
+) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of rule ``slug``."""
+
+    def register(check: Check) -> Check:
+        add(
+            Rule(
+                slug=slug,
+                severity=severity,
+                title=title,
+                explanation=explanation,
+                example=example,
+                fix=fix,
+                check=check,
+                requires=requires,
+            )
+        )
+        return check
+
+    return register
+
+
+def add(entry: Rule) -> None:
+    """Add ``entry`` to the registry; a slug may be registered once."""
+    if entry.slug in REGISTRY:
+        raise ValueError(f"lint rule {entry.slug!r} is registered twice")
+    REGISTRY[entry.slug] = entry

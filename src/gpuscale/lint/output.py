@@ -1,0 +1,345 @@
+"""Render a :class:`~gpuscale.lint.LintReport` as text, JSON or SARIF 2.1.0, and the catalogue.
+
+- **text** (rich): findings grouped by file, each with ``line:column``, severity, slug,
+  object, message, why and the fix snippet; a summary line.
+- **JSON**: a stable schema (``"schema": "gpuscale.lint/v1"``), documented in
+  ``docs/commands/lint.md``; fields are only ever added.
+- **SARIF 2.1.0** (OASIS): one run whose ``tool.driver.rules`` is the catalogue and whose
+  results point at ``artifactLocation.uri`` (relative to the working directory, forward
+  slashes) and ``region.startLine``/``startColumn``, so code-scanning tools show each
+  finding on its line.
+
+The markdown catalogue (``docs/lint-rules.md``) is generated here too, from the same
+registry, so the docs cannot drift from ``--list``/``--explain``.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import textwrap
+from collections.abc import Iterable
+from pathlib import PurePath, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from rich.console import Console
+from rich.padding import Padding
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from gpuscale import __version__
+from gpuscale.lint._findings import Finding, Severity
+from gpuscale.lint._registry import CATALOGUE_URL, Rule
+from gpuscale.lint._run import LintReport
+from gpuscale.lint.rules import catalogue
+
+__all__ = [
+    "JSON_SCHEMA_ID",
+    "SARIF_SCHEMA_URI",
+    "artifact_uri",
+    "catalogue_markdown",
+    "explain",
+    "print_catalogue",
+    "print_explanation",
+    "print_text",
+    "render_json",
+    "render_sarif",
+]
+
+JSON_SCHEMA_ID = "gpuscale.lint/v1"
+SARIF_SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+_STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def _yaml(text: str) -> Syntax:
+    return Syntax(text, "yaml", background_color="default", word_wrap=True)
+
+
+def _summary(report: LintReport) -> str:
+    counts = report.counts()
+    parts = [
+        f"{counts[Severity.ERROR]} error{'s' * (counts[Severity.ERROR] != 1)}",
+        f"{counts[Severity.WARNING]} warning{'s' * (counts[Severity.WARNING] != 1)}",
+        f"{counts[Severity.INFO]} info",
+    ]
+    text = ", ".join(parts)
+    if report.suppressed:
+        text += f" ({len(report.suppressed)} suppressed)"
+    files = len(report.files)
+    return f"{text} in {report.objects} objects from {files} file{'s' * (files != 1)}"
+
+
+def _wrapped(text: str, width: int, indent: str) -> str:
+    return textwrap.fill(
+        text,
+        width=max(width, 40),
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def print_text(report: LintReport, console: Console) -> None:
+    """Print the report for people: grouped by file, each finding with why and fix.
+
+    Message and why are wrapped to the console's width; the fix is printed as is
+    (soft-wrapped), so it can be copied into a manifest.
+    """
+    current: str | None = None
+    width = console.width
+    for finding in report.findings:
+        if finding.location.file != current:
+            current = finding.location.file
+            console.print(Text(current, style="bold underline"))
+        header = Text("  ")
+        header.append(f"{finding.location.line}:{finding.location.column}", style="bold")
+        header.append("  ")
+        header.append(finding.severity.value, style=_STYLES[finding.severity])
+        header.append("  ")
+        header.append(finding.rule, style="magenta")
+        header.append(f"  {finding.object}", style="dim")
+        console.print(header, soft_wrap=True)
+        console.print(Text(_wrapped(finding.message, width, "    ")))
+        why = _wrapped(f"why: {finding.why}", width, "    ")
+        console.print(Text(why[:8], style="bold") + Text(why[8:]))
+        console.print(Text("    fix:", style="bold"))
+        console.print(Text(textwrap.indent(finding.fix, "      "), style="green"), soft_wrap=True)
+        console.print()
+    for note in report.notes:
+        console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
+    style = "bold red" if report.failed else "bold green"
+    console.print(Text(_summary(report), style=style))
+
+
+def _finding_json(finding: Finding) -> dict[str, Any]:
+    return {
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "location": {
+            "file": finding.location.file,
+            "line": finding.location.line,
+            "column": finding.location.column,
+        },
+        "object": {
+            "kind": finding.object.kind,
+            "namespace": finding.object.namespace,
+            "name": finding.object.name,
+            "location": {
+                "file": finding.object_location.file,
+                "line": finding.object_location.line,
+                "column": finding.object_location.column,
+            },
+        },
+        "message": finding.message,
+        "why": finding.why,
+        "fix": finding.fix,
+    }
+
+
+def render_json(report: LintReport) -> str:
+    """The report as JSON (schema ``gpuscale.lint/v1``, see docs/commands/lint.md)."""
+    counts = report.counts()
+    document = {
+        "schema": JSON_SCHEMA_ID,
+        "tool": {"name": "gpuscale", "version": __version__},
+        "failOn": report.fail_on.value,
+        "failed": report.failed,
+        "summary": {
+            "error": counts[Severity.ERROR],
+            "warning": counts[Severity.WARNING],
+            "info": counts[Severity.INFO],
+            "suppressed": len(report.suppressed),
+            "objects": report.objects,
+            "files": list(report.files),
+        },
+        "findings": [_finding_json(f) for f in report.findings],
+        "suppressed": [_finding_json(f) for f in report.suppressed],
+        "notes": list(report.notes),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def artifact_uri(file: str, base: PurePath) -> str:
+    """A finding's file as a SARIF ``artifactLocation.uri``.
+
+    Relative to ``base`` (the working directory) with forward slashes when the file is
+    under it (or given relatively), an absolute ``file://`` URI otherwise; ``-`` (standard
+    input) becomes ``stdin``. Characters URIs do not allow are percent-encoded.
+    """
+    if file == "-":
+        return "stdin"
+    path = PurePath(file)
+    if path.is_absolute():
+        try:
+            path = path.relative_to(base)
+        except ValueError:
+            return "file://" + quote(PurePosixPath(*path.parts).as_posix().replace("//", "/"))
+    posix = posixpath.normpath(PurePosixPath(*path.parts).as_posix())
+    return quote(posix, safe="/-._~")
+
+
+def _sarif_rule(entry: Rule) -> dict[str, Any]:
+    return {
+        "id": entry.slug,
+        "name": "".join(part.capitalize() for part in entry.slug.split("-")),
+        "shortDescription": {"text": entry.title},
+        "fullDescription": {"text": entry.explanation},
+        "helpUri": entry.help_uri,
+        "help": {"text": f"{entry.explanation}\n\nFix:\n{entry.fix}"},
+        "defaultConfiguration": {"level": entry.severity.sarif_level},
+        "properties": {"requires": entry.requires} if entry.requires else {},
+    }
+
+
+def _sarif_result(finding: Finding, index: dict[str, int], base: PurePath) -> dict[str, Any]:
+    kind = finding.object
+    return {
+        "ruleId": finding.rule,
+        "ruleIndex": index[finding.rule],
+        "level": finding.severity.sarif_level,
+        "message": {"text": f"{finding.message}\n\n{finding.why}\n\nFix:\n{finding.fix}"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": artifact_uri(finding.location.file, base)},
+                    "region": {
+                        "startLine": finding.location.line,
+                        "startColumn": finding.location.column,
+                    },
+                },
+                "logicalLocations": [
+                    {
+                        "name": kind.name or "<unnamed>",
+                        "fullyQualifiedName": f"{kind.kind}/{kind.namespace}/{kind.name or ''}",
+                        "kind": "object",
+                    }
+                ],
+            }
+        ],
+        "properties": {"fix": finding.fix, "why": finding.why},
+    }
+
+
+def render_sarif(report: LintReport, base: PurePath) -> str:
+    """The report as a SARIF 2.1.0 log; file URIs relative to ``base`` (the working dir)."""
+    rules = catalogue()
+    index = {entry.slug: number for number, entry in enumerate(rules)}
+    log = {
+        "$schema": SARIF_SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gpuscale",
+                        "version": __version__,
+                        "informationUri": CATALOGUE_URL,
+                        "rules": [_sarif_rule(entry) for entry in rules],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": [_sarif_result(f, index, base) for f in report.findings],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def print_catalogue(console: Console, rules: Iterable[Rule] | None = None) -> None:
+    """The catalogue as a table (``gpuscale lint --list``)."""
+    table = Table(box=None, show_edge=False, pad_edge=False)
+    table.add_column("rule", style="magenta", no_wrap=True)
+    table.add_column("severity", no_wrap=True)
+    table.add_column("what it finds")
+    for entry in rules if rules is not None else catalogue():
+        title = entry.title
+        if not entry.available:
+            title += f" (needs the {entry.requires}; not available yet)"
+        elif entry.requires:
+            title += f" (needs the {entry.requires})"
+        table.add_row(entry.slug, Text(entry.severity.value, style=_STYLES[entry.severity]), title)
+    console.print(table)
+
+
+def explain(slug: str) -> Rule | None:
+    """The catalogue entry for ``slug``, or ``None``."""
+    return next((entry for entry in catalogue() if entry.slug == slug), None)
+
+
+def print_explanation(entry: Rule, console: Console) -> None:
+    """One rule in full (``gpuscale lint --explain SLUG``)."""
+    console.print(Text.assemble((entry.slug, "bold magenta"), f": {entry.title}"))
+    console.print(
+        Text.assemble("default severity: ", (entry.severity.value, _STYLES[entry.severity]))
+    )
+    if entry.requires:
+        state = "" if entry.available else " (not available yet)"
+        console.print(f"needs: {entry.requires}{state}")
+    console.print()
+    console.print(Text(_plain(entry.explanation)))
+    console.print()
+    console.print(Text("reported:", style="bold"))
+    console.print(Padding(_yaml(entry.example), (0, 0, 0, 2)))
+    console.print(Text("fixed:", style="bold"))
+    console.print(Padding(_yaml(entry.fix), (0, 0, 0, 2)))
+    console.print(f"more: {entry.help_uri}")
+
+
+def _plain(markdown: str) -> str:
+    return markdown.replace("`", "")
+
+
+def catalogue_markdown() -> str:
+    """``docs/lint-rules.md``: every rule with severity, why, an example and the fix."""
+    lines = [
+        "# gpuscale lint: the rule catalogue",
+        "",
+        "Generated from the rule registry (`gpuscale.lint.output.catalogue_markdown`); "
+        "`tests/unit/lint/test_run.py` fails when this file is out of date. "
+        "`gpuscale lint --list` prints the same table and `gpuscale lint --explain SLUG` one "
+        "entry. Severities are defaults: some findings are raised or lowered, and their why "
+        "says so.",
+        "",
+        "Suppress a finding with a YAML comment `# gpuscale: ignore[slug]` (several: "
+        "`ignore[slug1,slug2]`; all rules: `ignore`) on the offending key's line or alone "
+        "on the line above it; on an object's first line (or alone above it) the comment "
+        "covers the whole object.",
+        "",
+        "| rule | severity | what it finds |",
+        "| --- | --- | --- |",
+    ]
+    for entry in catalogue():
+        title = entry.title
+        if entry.requires:
+            title += f" *(needs the {entry.requires}"
+            title += ")*" if entry.available else "; not available yet)*"
+        lines.append(f"| [`{entry.slug}`](#{entry.slug}) | {entry.severity.value} | {title} |")
+    for entry in catalogue():
+        lines += [
+            "",
+            f"## {entry.slug}",
+            "",
+            f"**{entry.title}.** Default severity: **{entry.severity.value}**."
+            + (f" Needs the {entry.requires}." if entry.requires else "")
+            + ("" if entry.available else " Not available yet."),
+            "",
+            entry.explanation,
+            "",
+            "Reported:",
+            "",
+            "```yaml",
+            entry.example,
+            "```",
+            "",
+            "Fixed:",
+            "",
+            "```yaml",
+            entry.fix,
+            "```",
+        ]
+    return "\n".join(lines) + "\n"

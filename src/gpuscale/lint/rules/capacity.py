@@ -1,0 +1,267 @@
+"""Rules that relate a ScaledObject to its target workload and to the environment:
+GPU capacity, cold starts after scale-to-zero, and how often metrics are read vs scraped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from gpuscale.lint._access import iter_map
+from gpuscale.lint._context import LintContext, NodePool
+from gpuscale.lint._findings import Hit, KeyPath, Severity
+from gpuscale.lint._k8s import GpuUse, gpu_uses, pod_spec
+from gpuscale.lint._keda import ScaledObjectView
+from gpuscale.lint._registry import rule
+from gpuscale.lint._yaml import snippet
+from gpuscale.lint.rules._common import (
+    fmt,
+    scaled_objects,
+    scrape_interval_for,
+    target_workload,
+)
+from gpuscale.units import format_duration
+
+__all__: list[str] = []
+
+
+def _gpus_per_pod(uses: list[GpuUse]) -> dict[str, int] | None:
+    """GPUs one pod needs, by resource: the larger of any init container and the sum of
+    the app containers (the pod's effective request); ``None`` if undecidable."""
+    init: dict[str, int] = {}
+    app: dict[str, int] = {}
+    for use in uses:
+        count = use.count
+        if count is None:
+            return None
+        if use.container.path[-2] == "initContainers":
+            init[use.resource] = max(init.get(use.resource, 0), count)
+        else:
+            app[use.resource] = app.get(use.resource, 0) + count
+    return {r: max(init.get(r, 0), app.get(r, 0)) for r in {*init, *app}}
+
+
+def _pool_fits(pool: NodePool, node_selector: dict[str, str]) -> bool:
+    return all(pool.labels.get(key, value) == value for key, value in node_selector.items())
+
+
+def _max_path(so: ScaledObjectView) -> KeyPath:
+    return ("spec", "maxReplicaCount") if "maxReplicaCount" in so.explicit else ("spec",)
+
+
+@rule(
+    "max-exceeds-gpu-capacity",
+    severity=Severity.WARNING,
+    title="maxReplicaCount asks for more GPUs than the node pools can ever offer",
+    explanation=(
+        "Each replica needs its GPUs on one node; a pool offers at most `max_nodes × "
+        "floor(GPUs per node / GPUs per pod)` replicas. Replicas beyond what the matching "
+        "pools (same GPU vendor, labels compatible with the pod's nodeSelector) can hold "
+        "stay Pending forever while the HPA keeps asking for them, and the scaling signal "
+        "is built on replicas that will never run. `maxReplicaCount` defaults to 100. Needs "
+        "the profile's node pools."
+    ),
+    example=snippet({"spec": {"maxReplicaCount": 8}})
+    + "\n# profile: one pool of 1-GPU nodes with max_nodes: 4",
+    fix=snippet({"spec": {"maxReplicaCount": 4}}) + "\n# or raise the GPU pool's max_nodes to 8",
+    requires="profile",
+)
+def max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
+    if ctx.profile is None or not ctx.profile.node_pools:
+        return
+    for obj, so in scaled_objects(ctx):
+        maximum = so.max_replica_count
+        target = target_workload(ctx, obj, so)
+        if maximum is None or target is None:
+            continue
+        found = pod_spec(target.kind, target.body)
+        if found is None:
+            continue
+        spec, path = found
+        per_pod = _gpus_per_pod(gpu_uses(spec, path))
+        if not per_pod:
+            continue
+        selector = {k: str(v) for k, v in iter_map(spec.get("nodeSelector"))}
+        for resource, need in per_pod.items():
+            if need <= 0:
+                continue
+            pools = [
+                p
+                for p in ctx.profile.gpu_pools()
+                if p.gpu_resource == resource and _pool_fits(p, selector)
+            ]
+            capacity = sum(p.max_nodes * (p.gpus_per_node // need) for p in pools)
+            if maximum <= capacity:
+                continue
+            defaulted = "" if "maxReplicaCount" in so.explicit else " (the default)"
+            if pools:
+                per_pool = "; ".join(
+                    f"pool {p.name}: at most {p.max_nodes} nodes × {p.gpus_per_node // need} "
+                    f"pod(s) per node = {p.max_nodes * (p.gpus_per_node // need)}"
+                    for p in pools
+                )
+                offer = f"the matching pools hold at most {capacity} such pods ({per_pool})"
+            else:
+                offer = f"no node pool in the profile offers {resource}"
+            yield Hit(
+                obj=obj,
+                key_path=_max_path(so),
+                message=(
+                    f"maxReplicaCount {maximum}{defaulted} × {need} {resource} per pod = "
+                    f"{maximum * need} GPUs, but {offer.split(' (')[0]}"
+                ),
+                why=(
+                    f"Every replica of {target.kind} {target.name} needs {need} {resource} on "
+                    f"one node, and {offer}. Replicas above {capacity} stay Pending however "
+                    "long the load lasts, while the HPA keeps asking for them."
+                ),
+                fix=snippet({"spec": {"maxReplicaCount": max(capacity, 1)}})
+                + "\n# or raise the GPU pool's max_nodes in the profile and the cluster",
+            )
+
+
+@rule(
+    "scale-to-zero-slow-start",
+    severity=Severity.WARNING,
+    title="A GPU workload can be scaled to zero before it has started",
+    explanation=(
+        "With `minReplicaCount: 0`, a ScaledObject that has never been active (just created "
+        "or re-created) is scaled to zero at KEDA's first poll that finds it inactive once "
+        "`initialCooldownPeriod` (default 0) has passed since its creation "
+        "(`RequestScale` → `scaleToZeroOrIdle` in `pkg/scaling/executor/"
+        "scale_scaledobjects.go`; kedacore/keda#5008). A GPU workload that is still "
+        "starting has no metric yet, which reads as 0: its pod is deleted and the next "
+        "request waits for a full cold start (GPU node, image, model). Set "
+        "`initialCooldownPeriod` to at least the workload's start-up time (from the "
+        "profile when it says)."
+    ),
+    example=snippet({"spec": {"minReplicaCount": 0}}),
+    fix=snippet({"spec": {"minReplicaCount": 0, "initialCooldownPeriod": 900}}),
+)
+def scale_to_zero_slow_start(ctx: LintContext) -> Iterator[Hit]:
+    for obj, so in scaled_objects(ctx):
+        to_zero = so.min_replica_count == 0 or (so.idle_mode and so.idle_replica_count == 0)
+        if not to_zero or so.initial_cooldown_period is None:
+            continue
+        target = target_workload(ctx, obj, so)
+        if target is None:
+            continue
+        found = pod_spec(target.kind, target.body)
+        if found is None or not gpu_uses(*found):
+            continue
+        startup = ctx.profile.startup_for(target.name) if ctx.profile else None
+        initial = so.initial_cooldown_period
+        if initial > 0 and (startup is None or initial >= startup):
+            continue
+        if "initialCooldownPeriod" in so.explicit:
+            path: KeyPath = ("spec", "initialCooldownPeriod")
+        elif "minReplicaCount" in so.explicit:
+            path = ("spec", "minReplicaCount")
+        else:
+            path = ("spec",)
+        suggested = math.ceil(startup / 60.0) * 60 if startup else 900
+        if startup is not None:
+            wait = f"its start-up time of {format_duration(startup)} (from the profile)"
+        else:
+            wait = "a cold start (a GPU node typically takes 5-15 minutes, then image and model)"
+        when = "at its first poll" if initial == 0 else "before it has started"
+        shown = "unset (0)" if "initialCooldownPeriod" not in so.explicit else str(initial)
+        yield Hit(
+            obj=obj,
+            key_path=path,
+            message=(
+                f"minReplicaCount 0 with initialCooldownPeriod {shown}: KEDA can scale the GPU "
+                f"workload to zero {when}"
+            ),
+            why=(
+                "A new ScaledObject has never been active, so KEDA scales an inactive workload "
+                f"to zero as soon as initialCooldownPeriod ({initial} s) has passed since its "
+                "creation. While a GPU replica is still starting it exports no metric, which "
+                f"reads as 0 (inactive); its pod is deleted, and the next request waits for "
+                f"{wait}."
+            ),
+            fix=snippet({"spec": {"minReplicaCount": 0, "initialCooldownPeriod": suggested}}),
+        )
+
+
+def _readers(ctx: LintContext, so: ScaledObjectView) -> list[tuple[float, str]]:
+    """Who reads the metric how often: KEDA's poll (when it matters) and the HPA's sync."""
+    sync = ctx.profile.hpa_sync_period if ctx.profile else 15.0
+    readers = [(sync, f"the HPA reads it every {fmt(sync)} s")]
+    cached = any(t.use_cached_metrics for t in so.triggers)
+    if (so.scales_to_zero or cached) and so.polling_interval is not None:
+        readers.append((float(so.polling_interval), f"KEDA polls it every {so.polling_interval} s"))
+        if cached:
+            readers = readers[1:]
+    return readers
+
+
+@rule(
+    "polling-faster-than-scrape",
+    severity=Severity.INFO,
+    title="The metric is read much more often than Prometheus scrapes it",
+    explanation=(
+        "A series changes once per scrape. KEDA polls it every `pollingInterval` (when it "
+        "can scale to zero) and the HPA reads it through KEDA every sync (15 s), so reading "
+        "it at less than half the scrape interval only re-reads the same sample. With "
+        "`metricType: AverageValue` that costs queries; with `metricType: Value` the HPA "
+        "multiplies the current ready pods by value/threshold at every read, so when new "
+        "pods turn Ready a sample taken before they took load is applied again to the "
+        "larger pod count, and the HPA can overshoot (warning). Needs the scrape interval: "
+        "from the ServiceMonitor that scrapes the target, or the profile."
+    ),
+    example=snippet({"spec": {"pollingInterval": 5}})
+    + "\n# ServiceMonitor endpoints: - interval: 60s",
+    fix=snippet({"spec": {"pollingInterval": 30}})
+    + "\n# ServiceMonitor endpoints: - interval: 15s",
+)
+def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
+    for obj, so in scaled_objects(ctx):
+        if not any(t.prometheus for t in so.triggers):
+            continue
+        scrape = scrape_interval_for(ctx, obj, so)
+        if scrape is None:
+            continue
+        interval, source = scrape
+        fast = [(period, who) for period, who in _readers(ctx, so) if period < interval / 2]
+        if not fast:
+            continue
+        period, who = min(fast)
+        value_type = any(t.metric_type == "Value" for t in so.triggers if t.prometheus)
+        by_keda = who.startswith("KEDA") and "pollingInterval" in so.explicit
+        path: KeyPath = ("spec", "pollingInterval") if by_keda else _first_trigger(so)
+        reads = interval / period
+        overshoot = (
+            " With metricType Value the HPA multiplies the ready pods by value/threshold at "
+            "every read, so when new pods turn Ready a sample from before they took load is "
+            "applied again to the larger pod count, and the HPA can overshoot."
+            if value_type
+            else " With metricType AverageValue this costs only queries."
+        )
+        fix: dict[str, Any] = {"spec": {"endpoints": [{"interval": f"{int(period * 2)}s"}]}}
+        yield Hit(
+            obj=obj,
+            key_path=path,
+            message=(
+                f"{who} but it is scraped every {fmt(interval)} s ({source}): about "
+                f"{fmt(reads)} reads of each sample"
+            ),
+            why=(
+                f"A Prometheus series changes once per scrape ({fmt(interval)} s here), and "
+                f"{who}, so about {fmt(reads)} consecutive reads see the same value.{overshoot}"
+            ),
+            fix=(
+                snippet({"spec": {"pollingInterval": int(interval)}})
+                if by_keda
+                else "# ServiceMonitor:\n" + snippet(fix)
+            ),
+            severity=Severity.WARNING if value_type else None,
+        )
+
+
+def _first_trigger(so: ScaledObjectView) -> KeyPath:
+    for trigger in so.triggers:
+        if trigger.prometheus is not None:
+            return ("spec", "triggers", trigger.index)
+    return ("spec",)

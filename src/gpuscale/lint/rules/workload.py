@@ -1,0 +1,646 @@
+"""Rules on the workloads' pod specs: GPU requests, node selection, tolerations, start-up.
+
+GPU node facts (labels, taints) follow ``/work/shared/reference/platform.md`` §1.7: DOKS
+labels GPU nodes ``doks.digitalocean.com/gpu-brand: amd|nvidia`` and taints them
+``amd.com/gpu:NoSchedule`` / ``nvidia.com/gpu:NoSchedule``; the profile's node pools,
+when given, replace these defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpuscale.lint._access import as_list, as_map, as_str, dig, is_templated, iter_list, iter_map
+from gpuscale.lint._context import LintContext, ManifestObject, NodePool, Taint
+from gpuscale.lint._findings import Hit, KeyPath, Severity
+from gpuscale.lint._k8s import (
+    WORKLOAD_KINDS,
+    GpuUse,
+    containers,
+    gpu_uses,
+    pod_spec,
+    quantity_int,
+    tolerates,
+)
+from gpuscale.lint._registry import rule
+from gpuscale.lint._yaml import snippet
+
+__all__: list[str] = []
+
+DOKS_DOMAIN = "doks.digitalocean.com"
+DOKS_LABELS = frozenset({"gpu-brand", "gpu-model", "node-pool", "node-pool-id"})
+GPU_BRANDS = frozenset({"amd", "nvidia"})
+KNOWN_DOMAINS = (
+    DOKS_DOMAIN,
+    "cloud.google.com",
+    "eks.amazonaws.com",
+    "karpenter.k8s.aws",
+    "karpenter.sh",
+    "kubernetes.azure.com",
+    "node.kubernetes.io",
+    "topology.kubernetes.io",
+    "kubernetes.io",
+    "beta.kubernetes.io",
+    "feature.node.kubernetes.io",
+    "nvidia.com",
+    "amd.com",
+)
+_SYSTEM_ONLY_TAINTS = frozenset(
+    {
+        "CriticalAddonsOnly",
+        "node-role.kubernetes.io/control-plane",
+        "node-role.kubernetes.io/master",
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Workload:
+    obj: ManifestObject
+    spec: Mapping[str, Any]
+    path: KeyPath
+    gpus: list[GpuUse]
+
+
+def _workloads(ctx: LintContext) -> list[_Workload]:
+    def build() -> list[_Workload]:
+        workloads = []
+        for obj in ctx.objects:
+            if obj.kind not in WORKLOAD_KINDS:
+                continue
+            found = pod_spec(obj.kind, obj.body)
+            if found is not None:
+                spec, path = found
+                workloads.append(_Workload(obj, spec, path, gpu_uses(spec, path)))
+        return workloads
+
+    return ctx.cached("index", "workloads", build)
+
+
+def _vendor(resource: str) -> str | None:
+    domain = resource.split("/", 1)[0]
+    if domain == "amd.com":
+        return "amd"
+    if domain == "nvidia.com":
+        return "nvidia"
+    if domain == "gpu.intel.com":
+        return "intel"
+    return None
+
+
+def _distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _misspelled_domain(prefix: str) -> str | None:
+    """The known provider domain ``prefix`` is a misspelling of, if any."""
+    if prefix in KNOWN_DOMAINS:
+        return None
+    if prefix.startswith("doks."):
+        return DOKS_DOMAIN
+    best = min(KNOWN_DOMAINS, key=lambda domain: _distance(prefix, domain))
+    allowed = 2 if len(best) >= 12 else 1
+    return best if _distance(prefix, best) <= allowed else None
+
+
+@dataclass(frozen=True)
+class _Selection:
+    key: str
+    values: tuple[str, ...]
+    path: KeyPath
+    """Where the key is (a nodeSelector key, or a matchExpressions entry's ``key``)."""
+
+
+def _selections(work: _Workload) -> Iterator[_Selection]:
+    for key, value in iter_map(work.spec.get("nodeSelector")):
+        shown = (str(value),) if isinstance(value, str | int | float | bool) else ()
+        yield _Selection(key, shown, (*work.path, "nodeSelector", key))
+    terms_path = (
+        "affinity",
+        "nodeAffinity",
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        "nodeSelectorTerms",
+    )
+    for t, term in iter_list(dig(work.spec, terms_path)):
+        for e, raw in iter_list(dig(term, ("matchExpressions",))):
+            expression = as_map(raw)
+            label = as_str(expression.get("key")) if expression is not None else None
+            if expression is None or label is None:
+                continue
+            values: tuple[str, ...] = ()
+            if expression.get("operator") == "In":
+                values = tuple(str(v) for v in as_list(expression.get("values")) or [])
+            path = (*work.path, *terms_path, t, "matchExpressions", e, "key")
+            yield _Selection(label, values, path)
+
+
+def _doks_fix(key_name: str, vendor: str | None) -> str:
+    value = vendor if key_name == "gpu-brand" and vendor else "<value>"
+    return snippet({"nodeSelector": {f"{DOKS_DOMAIN}/{key_name}": value}})
+
+
+@rule(
+    "gpu-node-selector",
+    severity=Severity.ERROR,
+    title="A node selector that no node can match, or that contradicts the GPU requested",
+    explanation=(
+        "A `nodeSelector` (or required node affinity) key that no node carries keeps every "
+        "pod Pending forever, and the cluster autoscaler does not add nodes for it either. "
+        "Reported: placeholders left in the key (`doks.<provider-domain>/gpu-brand`), a "
+        "misspelled provider domain (`doks.digitalocean.cm`, the tutorial's mangled "
+        "domain), a label name DOKS does not set under its domain, a `gpu-brand` value "
+        "other than `amd` or `nvidia`, and a brand that contradicts the requested resource "
+        "(`gpu-brand: nvidia` with `amd.com/gpu`). Real provider labels such as "
+        "`doks.digitalocean.com/node-pool` or `eks.amazonaws.com/instance-family` are fine. "
+        "With a profile, a `doks.digitalocean.com/node-pool` value must name one of its "
+        "pools, and a GPU workload with no selector at all gets an info note when the "
+        "profile's GPU pools are labelled or tainted."
+    ),
+    example=snippet({"nodeSelector": {"doks.<provider-domain>/gpu-brand": "amd"}}),
+    fix=snippet({"nodeSelector": {f"{DOKS_DOMAIN}/gpu-brand": "amd"}}),
+)
+def gpu_node_selector(ctx: LintContext) -> Iterator[Hit]:
+    for work in _workloads(ctx):
+        vendors = {v for v in (_vendor(g.resource) for g in work.gpus) if v}
+        vendor = next(iter(vendors)) if len(vendors) == 1 else None
+        selections = list(_selections(work))
+        for selection in selections:
+            yield from _check_selection(ctx, work, selection, vendor)
+        if not selections and work.gpus and ctx.profile is not None:
+            pools = ctx.profile.gpu_pools()
+            if any(pool.labels or pool.taints for pool in pools):
+                yield Hit(
+                    obj=work.obj,
+                    key_path=work.gpus[0].container.path,
+                    message="the GPU workload has no nodeSelector or node affinity",
+                    why=(
+                        "The scheduler places it on a node with a free GPU anyway, but a "
+                        "selector on the GPU pool's label makes the placement explicit and "
+                        "keeps the cluster autoscaler from considering other GPU pools."
+                    ),
+                    fix=_doks_fix("node-pool", vendor).replace("<value>", pools[0].name),
+                    severity=Severity.INFO,
+                )
+
+
+def _check_selection(
+    ctx: LintContext, work: _Workload, selection: _Selection, vendor: str | None
+) -> Iterator[Hit]:
+    key = selection.key
+    if "{{" in key or "${" in key:
+        return
+    prefix, _, name = key.rpartition("/")
+    if is_templated(key):
+        fixed_name = name if name and not is_templated(name) else "gpu-brand"
+        yield Hit(
+            obj=work.obj,
+            key_path=selection.path,
+            message=f"the node selector key {key} still holds a placeholder",
+            why=(
+                f"No node has a label named {key}, so every pod stays Pending and the "
+                "cluster autoscaler adds no node for it (it only scales up for pods that "
+                "some node group could host)."
+            ),
+            fix=_doks_fix(fixed_name, vendor),
+        )
+        return
+    if prefix:
+        intended = _misspelled_domain(prefix)
+        if intended is not None:
+            yield Hit(
+                obj=work.obj,
+                key_path=selection.path,
+                message=f"{prefix} looks like a misspelling of {intended} in {key}",
+                why=(
+                    f"Nodes carry {intended}/... labels; no node has {key}, so every pod "
+                    "stays Pending and the cluster autoscaler adds no node for it."
+                ),
+                fix=_doks_fix(name, vendor)
+                if intended == DOKS_DOMAIN
+                else snippet({"nodeSelector": {f"{intended}/{name}": "<value>"}}),
+            )
+            return
+    if prefix == DOKS_DOMAIN and name not in DOKS_LABELS:
+        near = min(DOKS_LABELS, key=lambda label: _distance(name, label))
+        if _distance(name, near) <= 2:
+            yield Hit(
+                obj=work.obj,
+                key_path=selection.path,
+                message=f"DOKS sets no label {key}; did you mean {DOKS_DOMAIN}/{near}?",
+                why=f"No DOKS node carries {key}, so the pods stay Pending.",
+                fix=_doks_fix(near, vendor),
+            )
+            return
+    if prefix == DOKS_DOMAIN and name == "gpu-brand":
+        yield from _check_brand(work, selection, vendor)
+    if prefix == DOKS_DOMAIN and name == "node-pool" and ctx.profile is not None:
+        pools = {pool.name for pool in ctx.profile.node_pools}
+        wrong = [v for v in selection.values if v not in pools and not is_templated(v)]
+        if pools and wrong and len(wrong) == len(selection.values):
+            yield Hit(
+                obj=work.obj,
+                key_path=selection.path,
+                message=(
+                    f"no node pool named {wrong[0]} in the profile ({', '.join(sorted(pools))})"
+                ),
+                why="No node carries that pool name, so the pods stay Pending.",
+                fix=_doks_fix("node-pool", vendor).replace("<value>", sorted(pools)[0]),
+            )
+    if vendor and prefix in {"nvidia.com", "amd.com"} and prefix.split(".")[0] != vendor:
+        yield Hit(
+            obj=work.obj,
+            key_path=selection.path,
+            message=(
+                f"{key} selects {prefix.split('.')[0]} nodes but the pod requests {vendor}.com/gpu"
+            ),
+            why=(
+                f"Nodes labelled by the {prefix} GPU tooling offer no {vendor}.com/gpu, so "
+                "the pod can never be scheduled."
+            ),
+            fix=_doks_fix("gpu-brand", vendor),
+        )
+
+
+def _check_brand(work: _Workload, selection: _Selection, vendor: str | None) -> Iterator[Hit]:
+    for value in selection.values:
+        if is_templated(value):
+            continue
+        if value not in GPU_BRANDS:
+            yield Hit(
+                obj=work.obj,
+                key_path=selection.path,
+                message=f"{selection.key} is {value!r}; DOKS sets it to amd or nvidia",
+                why=(
+                    f"DOKS labels GPU nodes {selection.key}: amd or nvidia (lower case); no "
+                    f"node has the value {value!r}, so the pods stay Pending."
+                ),
+                fix=_doks_fix("gpu-brand", vendor or value.lower()),
+            )
+        elif vendor in GPU_BRANDS and value != vendor:
+            yield Hit(
+                obj=work.obj,
+                key_path=selection.path,
+                message=(f"{selection.key}: {value} contradicts the requested {vendor}.com/gpu"),
+                why=(
+                    f"Nodes labelled gpu-brand: {value} offer {value}.com/gpu, not "
+                    f"{vendor}.com/gpu, so no node satisfies both and the pods stay Pending."
+                ),
+                fix=_doks_fix("gpu-brand", vendor),
+            )
+
+
+def _gpu_taints(
+    ctx: LintContext, resource: str
+) -> tuple[list[tuple[NodePool | None, list[Taint]]], bool]:
+    """The hard taints of each pool offering ``resource``; the flag says if from the profile."""
+    if ctx.profile is not None and ctx.profile.node_pools:
+        pools = [pool for pool in ctx.profile.gpu_pools() if pool.gpu_resource == resource]
+        return (
+            [
+                (pool, [t for t in pool.taints if t.effect in {"NoSchedule", "NoExecute"}])
+                for pool in pools
+            ],
+            True,
+        )
+    vendor = _vendor(resource)
+    if vendor not in GPU_BRANDS:
+        return [], False
+    return [(None, [Taint(key=f"{vendor}.com/gpu", value="", effect="NoSchedule")])], False
+
+
+@rule(
+    "gpu-toleration-missing",
+    severity=Severity.WARNING,
+    title="A GPU workload does not tolerate the GPU nodes' taints",
+    explanation=(
+        "GPU node pools are usually tainted so that only GPU workloads land on them: DOKS "
+        "taints them `amd.com/gpu:NoSchedule` or `nvidia.com/gpu:NoSchedule`, GKE "
+        "`nvidia.com/gpu=present:NoSchedule`. A pod requesting a GPU without a matching "
+        "toleration fits no node and stays Pending. A toleration matches by key with "
+        "`operator: Exists`, or `Equal` with the taint's value, and an empty effect matches "
+        "every effect (`ToleratesTaint` in `k8s.io/api/core/v1/toleration.go`). The "
+        "profile's pools and taints are used when given, otherwise DOKS' defaults; clusters "
+        "running the ExtendedResourceToleration admission plugin add the toleration "
+        "themselves."
+    ),
+    example=snippet({"resources": {"limits": {"amd.com/gpu": 1}}}),
+    fix=snippet(
+        {
+            "tolerations": [{"key": "amd.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+            "containers": [{"name": "app", "resources": {"limits": {"amd.com/gpu": 1}}}],
+        }
+    ),
+)
+def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
+    for work in _workloads(ctx):
+        tolerations = [
+            t for _, raw in iter_list(work.spec.get("tolerations")) if (t := as_map(raw))
+        ]
+        if any(is_templated(str(value)) for t in tolerations for value in t.values()):
+            continue
+        for resource in dict.fromkeys(g.resource for g in work.gpus):
+            pools, from_profile = _gpu_taints(ctx, resource)
+            if not pools:
+                continue
+            if any(
+                all(any(tolerates(t, taint) for t in tolerations) for taint in taints)
+                for _, taints in pools
+            ):
+                continue
+            missing = next(
+                taint
+                for _, taints in pools
+                for taint in taints
+                if not any(tolerates(t, taint) for t in tolerations)
+            )
+            source = (
+                f"the profile's {', '.join(p.name for p, _ in pools if p)} pool(s)"
+                if from_profile
+                else "DOKS' default GPU taint"
+            )
+            use = next(g for g in work.gpus if g.resource == resource)
+            where = (
+                (*work.path, "tolerations")
+                if "tolerations" in work.spec
+                else (*use.container.path, "resources")
+            )
+            value = f"={missing.value}" if missing.value else ""
+            toleration: dict[str, Any] = {"key": missing.key}
+            toleration.update(
+                {"operator": "Equal", "value": missing.value}
+                if missing.value
+                else {"operator": "Exists"}
+            )
+            toleration["effect"] = missing.effect
+            yield Hit(
+                obj=work.obj,
+                key_path=where,
+                message=(
+                    f"requests {resource} but does not tolerate {missing.key}{value}:"
+                    f"{missing.effect}"
+                ),
+                why=(
+                    f"GPU nodes carry the taint {missing.key}{value}:{missing.effect} ({source}); "
+                    "a pod without a matching toleration fits no GPU node, stays Pending, and "
+                    "the cluster autoscaler adds no node for it."
+                ),
+                fix=snippet({"tolerations": [toleration]}),
+            )
+
+
+@rule(
+    "unneeded-toleration",
+    severity=Severity.WARNING,
+    title="An application tolerates a taint meant for system components",
+    explanation=(
+        "`CriticalAddonsOnly` and the control-plane taints keep ordinary workloads off nodes "
+        "reserved for cluster add-ons and the control plane; a toleration for them (or an "
+        "empty key with `operator: Exists`, which tolerates every taint) lets the "
+        "application land there. GPU nodes need only the GPU taint's toleration. DaemonSets "
+        "and objects in `kube-system` are not checked: system agents legitimately tolerate "
+        "these."
+    ),
+    example=snippet(
+        {
+            "tolerations": [
+                {"key": "CriticalAddonsOnly", "operator": "Exists"},
+                {"key": "amd.com/gpu", "operator": "Exists"},
+            ]
+        }
+    ),
+    fix=snippet({"tolerations": [{"key": "amd.com/gpu", "operator": "Exists"}]}),
+)
+def unneeded_toleration(ctx: LintContext) -> Iterator[Hit]:
+    for work in _workloads(ctx):
+        if work.obj.kind == "DaemonSet" or ctx.namespace_of(work.obj) == "kube-system":
+            continue
+        raw_list = work.spec.get("tolerations")
+        kept = [
+            dict(t)
+            for _, raw in iter_list(raw_list)
+            if (t := as_map(raw)) and not _system_toleration(t)
+        ]
+        for index, raw in iter_list(raw_list):
+            toleration = as_map(raw)
+            if toleration is None or not _system_toleration(toleration):
+                continue
+            key = as_str(toleration.get("key")) or ""
+            what = f"the {key} taint" if key else "every taint (empty key, operator Exists)"
+            yield Hit(
+                obj=work.obj,
+                key_path=(*work.path, "tolerations", index, "key")
+                if key
+                else (*work.path, "tolerations", index),
+                message=f"the workload tolerates {what}, which is meant for system components",
+                why=(
+                    f"Nodes are tainted with {key or 'such taints'} to keep ordinary workloads "
+                    "off nodes reserved for cluster add-ons or the control plane; tolerating "
+                    "it lets this application be scheduled there. A GPU workload needs only "
+                    "the GPU taint's toleration."
+                ),
+                fix=snippet({"tolerations": kept}) if kept else "# delete the toleration",
+            )
+
+
+def _system_toleration(toleration: Mapping[str, Any]) -> bool:
+    key = toleration.get("key") or ""
+    if not isinstance(key, str):
+        return False
+    if key in _SYSTEM_ONLY_TAINTS:
+        return True
+    return key == "" and toleration.get("operator") == "Exists"
+
+
+@rule(
+    "gpu-requests-limits",
+    severity=Severity.ERROR,
+    title="A GPU is requested without an equal limit",
+    explanation=(
+        "GPUs are extended resources, which cannot be overcommitted: the API server requires "
+        "a limit, and a request, when given, must equal it (`ValidateResourceRequirements` in "
+        '`pkg/apis/core/validation/validation.go`; kubernetes.io "Schedule GPUs"). Put '
+        "the GPU count in `limits` (a request then defaults to it)."
+    ),
+    example=snippet({"resources": {"requests": {"nvidia.com/gpu": 1}}}),
+    fix=snippet({"resources": {"limits": {"nvidia.com/gpu": 1}}}),
+)
+def gpu_requests_limits(ctx: LintContext) -> Iterator[Hit]:
+    for work in _workloads(ctx):
+        for use in work.gpus:
+            request, limit = use.request, use.limit
+            if request is None:
+                continue
+            if any(isinstance(v, str) and is_templated(v) for v in (request, limit)):
+                continue
+            path = (*use.container.path, "resources", "requests", use.resource)
+            if limit is None:
+                yield Hit(
+                    obj=work.obj,
+                    key_path=path,
+                    message=f"requests {use.resource}: {request} without a limit",
+                    why=(
+                        f"{use.resource} is an extended resource; the API server rejects a "
+                        "container that requests it without a limit."
+                    ),
+                    fix=snippet({"resources": {"limits": {use.resource: request}}}),
+                )
+            elif _quantity(request) != _quantity(limit):
+                yield Hit(
+                    obj=work.obj,
+                    key_path=path,
+                    message=f"{use.resource} request {request} differs from its limit {limit}",
+                    why=(
+                        f"{use.resource} cannot be overcommitted: the API server requires its "
+                        "request to equal its limit."
+                    ),
+                    fix=snippet({"resources": {"limits": {use.resource: limit}}}),
+                )
+
+
+def _quantity(value: Any) -> Any:
+    number = quantity_int(value)
+    return number if number is not None else str(value)
+
+
+_SEPARATORS = (";", "&&", "||", "|", "(", ")", "\n", "`", "$(")
+_BUILD_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("go", "mod", "tidy"),
+    ("go", "mod", "download"),
+    ("go", "run"),
+    ("go", "build"),
+    ("go", "get"),
+    ("go", "install"),
+    ("pip", "install"),
+    ("pip3", "install"),
+    ("python", "-m", "pip", "install"),
+    ("python3", "-m", "pip", "install"),
+    ("uv", "pip", "install"),
+    ("uv", "sync"),
+    ("poetry", "install"),
+    ("pipenv", "install"),
+    ("npm", "install"),
+    ("npm", "i"),
+    ("npm", "ci"),
+    ("yarn", "install"),
+    ("pnpm", "install"),
+    ("apt-get", "install"),
+    ("apt", "install"),
+    ("apk", "add"),
+    ("yum", "install"),
+    ("dnf", "install"),
+    ("cargo", "build"),
+    ("cargo", "run"),
+    ("cargo", "install"),
+    ("git", "clone"),
+)
+_PREFIX_WORDS = frozenset({"sudo", "exec", "time", "nohup", "env", "then", "do", "else", "!"})
+
+
+def _shell_commands(text: str) -> Iterator[list[str]]:
+    for separator in _SEPARATORS:
+        text = text.replace(separator, "\n")
+    for line in text.split("\n"):
+        words = line.split()
+        while words and (words[0] in _PREFIX_WORDS or "=" in words[0]):
+            words.pop(0)
+        if words:
+            words[0] = words[0].rsplit("/", 1)[-1]
+            yield words
+
+
+def _build_steps(text: str) -> list[str]:
+    found: list[str] = []
+    for words in _shell_commands(text):
+        for pattern in _BUILD_COMMANDS:
+            flags = [w for w in words if not w.startswith("-") or w == "-m"]
+            if tuple(flags[: len(pattern)]) == pattern:
+                found.append(" ".join(pattern))
+                break
+    return found
+
+
+def _command_parts(container: Mapping[str, Any]) -> Iterator[tuple[KeyPath, str]]:
+    for field in ("command", "args"):
+        value = container.get(field)
+        if isinstance(value, str):
+            yield (field,), value
+        for index, item in iter_list(value):
+            if isinstance(item, str):
+                yield (field, index), item
+
+
+@rule(
+    "compile-at-start",
+    severity=Severity.WARNING,
+    title="The container builds or installs code every time it starts",
+    explanation=(
+        "A container whose command runs `go mod tidy`/`go run`, `pip install`, `npm "
+        "install` and the like downloads and builds at every start: each new replica needs "
+        "the network and a package registry, takes minutes longer to become ready (on a GPU "
+        "node that is billed from its first second), and may get different dependency "
+        "versions than the last one. Build an image once (a Dockerfile, ko, a buildpack) "
+        "and run the binary."
+    ),
+    example=snippet(
+        {
+            "containers": [
+                {"name": "app", "image": "golang:1.24", "args": ["go mod tidy && go run ."]}
+            ]
+        }
+    ),
+    fix=snippet(
+        {
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "registry.example.com/app:1.0.0",
+                    "command": ["/app/server"],
+                }
+            ]
+        }
+    ),
+)
+def compile_at_start(ctx: LintContext) -> Iterator[Hit]:
+    for work in _workloads(ctx):
+        for container in containers(work.spec, work.path):
+            hits: list[tuple[KeyPath, list[str]]] = []
+            for sub_path, text in _command_parts(container.body):
+                steps = _build_steps(text)
+                if steps:
+                    hits.append((sub_path, steps))
+            if not hits:
+                continue
+            steps = list(dict.fromkeys(step for _, found in hits for step in found))
+            name = container.name or "the container"
+            yield Hit(
+                obj=work.obj,
+                key_path=(*container.path, *hits[0][0]),
+                message=f"{name} runs {', '.join(steps)} at every start",
+                why=(
+                    f"{', '.join(steps)} fetch and build code each time a replica starts: "
+                    "every new replica needs the network and the package registries, and "
+                    "becomes ready minutes later than a prebuilt image would (time a GPU "
+                    "node is billed for while the workload is short of capacity), possibly "
+                    "with different dependency versions."
+                ),
+                fix=snippet(
+                    {
+                        "containers": [
+                            {
+                                "name": container.name or "app",
+                                "image": "<registry>/<image>:<version>",
+                                "command": ["<the built binary>"],
+                            }
+                        ]
+                    }
+                )
+                + "\n# build the image once (Dockerfile, ko, buildpack) and push it",
+            )

@@ -1,0 +1,215 @@
+"""Outputs: text, JSON (stable schema) and SARIF 2.1.0 validated against the OASIS schema."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import PurePosixPath
+from typing import Any
+
+import jsonschema
+import pytest
+from rich.console import Console
+
+from gpuscale.lint import LintOptions, LintReport, Severity, catalogue, run_lint
+from gpuscale.lint.output import (
+    artifact_uri,
+    explain,
+    print_catalogue,
+    print_explanation,
+    print_text,
+    render_json,
+    render_sarif,
+)
+from tests.unit.lint.adapter import load_text
+from tests.unit.lint.conftest import DATA, line_of
+
+TUTORIAL = (DATA / "tutorial" / "resources.yaml").read_text()
+SARIF_SCHEMA = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text())
+FILE = "examples/tutorial/resources.yaml"
+
+
+def _report(text: str = TUTORIAL, file: str = FILE) -> LintReport:
+    return run_lint(load_text(text, file), None, LintOptions(), sources={file: text})
+
+
+def _console() -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, width=120, no_color=True, highlight=False), buffer
+
+
+# --- text -------------------------------------------------------------------------------
+
+
+def test_text_groups_by_file_and_shows_why_and_fix() -> None:
+    report = _report()
+    console, buffer = _console()
+    print_text(report, console)
+    out = buffer.getvalue()
+    assert out.count(FILE) == 1
+    query_line = line_of(TUTORIAL, "query:")
+    assert f"{query_line}:9  error  query-divides-by-replicas" in out
+    assert "ScaledObject default/go-from-configmap" in out
+    assert "why: With metricType AverageValue" in out
+    assert "query: sum(my_custom_gauge{})" in out
+    counts = report.counts()
+    assert f"{counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings" in out
+    assert "in 5 objects from 1 file" in out
+
+
+def test_text_for_a_clean_set() -> None:
+    report = _report((DATA / "tutorial" / "fixed.yaml").read_text())
+    console, buffer = _console()
+    print_text(report, console)
+    assert buffer.getvalue().strip() == "0 errors, 0 warnings, 0 info in 4 objects from 1 file"
+
+
+# --- JSON -------------------------------------------------------------------------------
+
+
+def test_json_schema_is_stable() -> None:
+    document = json.loads(render_json(_report()))
+    assert set(document) == {
+        "schema",
+        "tool",
+        "failOn",
+        "failed",
+        "summary",
+        "findings",
+        "suppressed",
+        "notes",
+    }
+    assert document["schema"] == "gpuscale.lint/v1"
+    assert set(document["summary"]) == {
+        "error",
+        "warning",
+        "info",
+        "suppressed",
+        "objects",
+        "files",
+    }
+    finding = next(f for f in document["findings"] if f["rule"] == "query-divides-by-replicas")
+    assert set(finding) == {"rule", "severity", "location", "object", "message", "why", "fix"}
+    assert finding["location"] == {"file": FILE, "line": line_of(TUTORIAL, "query:"), "column": 9}
+    assert finding["object"]["kind"] == "ScaledObject"
+    assert finding["object"]["namespace"] == "default"
+    assert finding["object"]["name"] == "go-from-configmap"
+    assert finding["object"]["location"]["line"] == line_of(TUTORIAL, "kind: ScaledObject") - 1
+    assert finding["severity"] == "error"
+    assert document["failed"] is True
+    assert document["summary"]["error"] == sum(
+        1 for f in document["findings"] if f["severity"] == "error"
+    )
+
+
+# --- SARIF ------------------------------------------------------------------------------
+
+
+def _sarif(report: LintReport, base: str = "/work/project") -> dict[str, Any]:
+    log: dict[str, Any] = json.loads(render_sarif(report, PurePosixPath(base)))
+    return log
+
+
+def test_sarif_validates_against_the_oasis_schema() -> None:
+    log = _sarif(_report())
+    jsonschema.Draft4Validator.check_schema(SARIF_SCHEMA)
+    errors = sorted(jsonschema.Draft4Validator(SARIF_SCHEMA).iter_errors(log), key=str)
+    assert errors == []
+
+
+def test_sarif_rules_and_results() -> None:
+    report = _report()
+    log = _sarif(report)
+    assert log["version"] == "2.1.0"
+    assert log["$schema"].endswith("sarif-schema-2.1.0.json")
+    [run] = log["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "gpuscale"
+    assert [r["id"] for r in driver["rules"]] == [r.slug for r in catalogue()]
+    for rule, entry in zip(driver["rules"], catalogue(), strict=True):
+        assert rule["shortDescription"]["text"] == entry.title
+        assert rule["fullDescription"]["text"] == entry.explanation
+        assert rule["helpUri"].endswith(f"#{entry.slug}")
+        assert rule["defaultConfiguration"]["level"] in {"error", "warning", "note"}
+    assert len(run["results"]) == len(report.findings)
+    for result, finding in zip(run["results"], report.findings, strict=True):
+        assert result["ruleId"] == finding.rule
+        assert driver["rules"][result["ruleIndex"]]["id"] == finding.rule
+        assert (
+            result["level"]
+            == {"error": "error", "warning": "warning", "info": "note"}[finding.severity.value]
+        )
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] == FILE
+        assert location["region"] == {
+            "startLine": finding.location.line,
+            "startColumn": finding.location.column,
+        }
+        assert finding.message in result["message"]["text"]
+
+
+def test_sarif_of_an_empty_report_is_valid() -> None:
+    report = run_lint([], None, LintOptions())
+    errors = list(jsonschema.Draft4Validator(SARIF_SCHEMA).iter_errors(_sarif(report)))
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("file", "uri"),
+    [
+        ("examples/tutorial/resources.yaml", "examples/tutorial/resources.yaml"),
+        ("./deploy/a.yaml", "deploy/a.yaml"),
+        ("deploy/../k8s/a.yaml", "k8s/a.yaml"),
+        ("/work/project/k8s/so.yaml", "k8s/so.yaml"),
+        ("/elsewhere/so.yaml", "file:///elsewhere/so.yaml"),
+        ("k8s/my app.yaml", "k8s/my%20app.yaml"),
+        ("-", "stdin"),
+    ],
+)
+def test_artifact_uri(file: str, uri: str) -> None:
+    assert artifact_uri(file, PurePosixPath("/work/project")) == uri
+
+
+# --- catalogue --------------------------------------------------------------------------
+
+
+def test_list_prints_every_rule() -> None:
+    console, buffer = _console()
+    print_catalogue(console)
+    out = buffer.getvalue()
+    for entry in catalogue():
+        assert entry.slug in out
+    assert "needs the simulator; not available yet" in out
+
+
+def test_explain_prints_the_explanation_and_both_snippets() -> None:
+    entry = explain("cooldown-has-no-effect")
+    assert entry is not None
+    console, buffer = _console()
+    print_explanation(entry, console)
+    out = buffer.getvalue()
+    assert out.startswith("cooldown-has-no-effect: ")
+    assert "default severity: warning" in out
+    assert "scaleToZeroOrIdle" in out
+    assert "stabilizationWindowSeconds: 300" in out
+    assert explain("no-such-rule") is None
+
+
+def test_the_schema_check_is_not_vacuous() -> None:
+    log = _sarif(_report())
+    log["runs"][0]["results"][0]["level"] = "info"
+    del log["runs"][0]["tool"]["driver"]["name"]
+    errors = list(jsonschema.Draft4Validator(SARIF_SCHEMA).iter_errors(log))
+    assert len(errors) >= 2
+
+
+def test_text_fixes_are_verbatim_and_lines_have_no_trailing_spaces() -> None:
+    report = _report()
+    console, buffer = _console()
+    print_text(report, console)
+    lines = buffer.getvalue().splitlines()
+    assert all(line == line.rstrip() for line in lines)
+    pending = next(f for f in report.findings if f.rule == "replica-count-includes-pending")
+    query_line = next(line for line in pending.fix.splitlines() if "query:" in line)
+    assert len(query_line) > 100
+    assert f"      {query_line}" in lines

@@ -1,0 +1,301 @@
+"""Rules on pod specs: node selection, tolerations, GPU requests, building at start."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuscale.lint import NodePool, ProfileValues, Severity, Taint
+from tests.unit.lint.conftest import line_of, lint_yaml, only
+from tests.unit.lint.manifests import deployment
+
+AMD_TOLERATION = "tolerations:\n  - key: amd.com/gpu\n    operator: Exists\n"
+
+
+def _selector(key: str, value: str = "amd", gpu: str = "amd.com/gpu") -> str:
+    toleration = f"tolerations:\n  - key: {gpu}\n    operator: Exists\n"
+    return deployment(gpu=gpu, pod_spec=f"nodeSelector:\n  {key}: {value}\n{toleration}")
+
+
+# --- gpu-node-selector ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("doks.<provider-domain>/gpu-brand", "placeholder"),
+        ("doks.linux-console.net/gpu-brand", "misspelling of doks.digitalocean.com"),
+        ("doks.digitalocean.cm/gpu-brand", "misspelling of doks.digitalocean.com"),
+        ("doks.digitalocean.com/gpu_brand", "did you mean doks.digitalocean.com/gpu-brand"),
+        ("nvida.com/gpu.present", "misspelling of nvidia.com"),
+    ],
+)
+def test_node_selector_key_that_cannot_exist(key: str, words: str) -> None:
+    text = _selector(key)
+    [finding] = only(lint_yaml(text), "gpu-node-selector")
+    assert finding.severity is Severity.ERROR
+    assert words in finding.message
+    assert finding.location.line == line_of(text, key)
+    if "doks" in key:
+        assert "doks.digitalocean.com/gpu-brand: amd" in finding.fix
+
+
+@pytest.mark.parametrize(
+    ("value", "gpu", "words"),
+    [
+        ("AMD", "amd.com/gpu", "DOKS sets it to amd or nvidia"),
+        ("mi300x", "amd.com/gpu", "DOKS sets it to amd or nvidia"),
+        ("nvidia", "amd.com/gpu", "contradicts the requested amd.com/gpu"),
+    ],
+)
+def test_gpu_brand_value(value: str, gpu: str, words: str) -> None:
+    text = _selector("doks.digitalocean.com/gpu-brand", value, gpu)
+    [finding] = only(lint_yaml(text), "gpu-node-selector")
+    assert words in finding.message
+    assert "gpu-brand: amd" in finding.fix
+
+
+def test_node_affinity_keys_are_checked_too() -> None:
+    affinity = (
+        "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "      nodeSelectorTerms:\n        - matchExpressions:\n"
+        "            - key: doks.digitalocean.com/gpu-brand\n              operator: In\n"
+        "              values: [nvidia]\n"
+    )
+    text = deployment(pod_spec=affinity + AMD_TOLERATION)
+    [finding] = only(lint_yaml(text), "gpu-node-selector")
+    assert "contradicts" in finding.message
+    assert finding.location.line == line_of(text, "- key: doks.digitalocean.com/gpu-brand")
+
+
+def test_node_pool_name_checked_against_the_profile() -> None:
+    text = _selector("doks.digitalocean.com/node-pool", "gpu-pool")
+    profile = ProfileValues(node_pools=(NodePool("gpu-mi300x", "amd", 1, max_nodes=2),))
+    [finding] = only(lint_yaml(text, profile=profile), "gpu-node-selector")
+    assert "no node pool named gpu-pool" in finding.message
+    assert only(lint_yaml(text), "gpu-node-selector") == []
+
+
+def test_missing_selector_is_info_only_with_a_labelled_gpu_pool() -> None:
+    text = deployment(pod_spec=AMD_TOLERATION)
+    assert only(lint_yaml(text), "gpu-node-selector") == []
+    pool = NodePool("gpu", "amd", 1, {"doks.digitalocean.com/gpu-brand": "amd"}, max_nodes=2)
+    [finding] = only(
+        lint_yaml(text, profile=ProfileValues(node_pools=(pool,))), "gpu-node-selector"
+    )
+    assert finding.severity is Severity.INFO
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "gpu"),
+    [
+        ("doks.digitalocean.com/gpu-brand", "amd", "amd.com/gpu"),
+        ("doks.digitalocean.com/gpu-brand", "nvidia", "nvidia.com/gpu"),
+        ("doks.digitalocean.com/node-pool", "gpu-pool", "amd.com/gpu"),
+        ("eks.amazonaws.com/instance-family", "p5", "nvidia.com/gpu"),
+        ("cloud.google.com/gke-accelerator", "nvidia-l4", "nvidia.com/gpu"),
+        ("node.kubernetes.io/instance-type", "gpu-h100x1-80gb", "nvidia.com/gpu"),
+        ("example.com/team", "ml", "amd.com/gpu"),
+        ("ab.com/team", "ml", "amd.com/gpu"),
+        ("karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia", "nvidia.com/gpu"),
+        ("'{{ .Values.gpuLabel }}'", "amd", "amd.com/gpu"),
+        ("doks.digitalocean.com/gpu-brand", "'${BRAND}'", "amd.com/gpu"),
+    ],
+    ids=[
+        "amd",
+        "nvidia",
+        "pool",
+        "eks",
+        "gke",
+        "instance-type",
+        "custom",
+        "short-custom-domain",
+        "karpenter",
+        "helm-key",
+        "env",
+    ],
+)
+def test_node_selector_near_misses(key: str, value: str, gpu: str) -> None:
+    assert only(lint_yaml(_selector(key, value, gpu)), "gpu-node-selector") == []
+
+
+# --- gpu-toleration-missing -------------------------------------------------------------
+
+
+def test_toleration_missing_with_doks_defaults() -> None:
+    text = deployment()
+    [finding] = only(lint_yaml(text), "gpu-toleration-missing")
+    assert finding.severity is Severity.WARNING
+    assert finding.location.line == line_of(text, "resources:")
+    assert "key: amd.com/gpu" in finding.fix
+    assert "DOKS' default GPU taint" in finding.why
+
+
+def test_toleration_missing_with_profile_taints() -> None:
+    text = deployment(
+        gpu="nvidia.com/gpu",
+        pod_spec="tolerations:\n  - key: nvidia.com/gpu\n    operator: Exists\n",
+    )
+    pool = NodePool(
+        "h100",
+        "nvidia",
+        1,
+        taints=(
+            Taint("nvidia.com/gpu", "present", "NoSchedule"),
+            Taint("dedicated", "ml", "NoExecute"),
+        ),
+        max_nodes=2,
+    )
+    [finding] = only(
+        lint_yaml(text, profile=ProfileValues(node_pools=(pool,))), "gpu-toleration-missing"
+    )
+    assert "dedicated=ml:NoExecute" in finding.message
+    assert finding.location.line == line_of(text, "tolerations:")
+    assert "value: ml" in finding.fix
+
+
+@pytest.mark.parametrize(
+    "tolerations",
+    [
+        "tolerations:\n  - key: amd.com/gpu\n    operator: Exists\n",
+        "tolerations:\n  - key: amd.com/gpu\n    operator: Exists\n    effect: NoSchedule\n",
+        "tolerations:\n  - key: amd.com/gpu\n    operator: Equal\n    value: ''\n",
+        "tolerations:\n  - operator: Exists\n",
+        "tolerations:\n  - key: '${KEY}'\n    operator: Exists\n",
+    ],
+    ids=["exists", "exists-effect", "equal-empty", "tolerate-all", "templated"],
+)
+def test_toleration_near_misses(tolerations: str) -> None:
+    assert only(lint_yaml(deployment(pod_spec=tolerations)), "gpu-toleration-missing") == []
+
+
+def test_toleration_wrong_effect_does_not_match() -> None:
+    text = deployment(
+        pod_spec="tolerations:\n  - key: amd.com/gpu\n    operator: Exists\n    effect: NoExecute\n"
+    )
+    assert len(only(lint_yaml(text), "gpu-toleration-missing")) == 1
+
+
+def test_cpu_workload_needs_no_gpu_toleration() -> None:
+    assert only(lint_yaml(deployment(gpu=None)), "gpu-toleration-missing") == []
+
+
+# --- unneeded-toleration ----------------------------------------------------------------
+
+
+def test_critical_addons_toleration() -> None:
+    pod = (
+        "tolerations:\n  - key: CriticalAddonsOnly\n    operator: Exists\n"
+        "  - key: amd.com/gpu\n    operator: Exists\n"
+    )
+    text = deployment(pod_spec=pod)
+    [finding] = only(lint_yaml(text), "unneeded-toleration")
+    assert finding.location.line == line_of(text, "CriticalAddonsOnly")
+    assert "CriticalAddonsOnly" not in finding.fix
+    assert "amd.com/gpu" in finding.fix
+
+
+def test_tolerate_everything() -> None:
+    text = deployment(pod_spec="tolerations:\n  - operator: Exists\n")
+    [finding] = only(lint_yaml(text), "unneeded-toleration")
+    assert "every taint" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("text", "namespace"),
+    [
+        (deployment(pod_spec=AMD_TOLERATION), "default"),
+        (
+            deployment(
+                pod_spec="tolerations:\n  - key: CriticalAddonsOnly\n    operator: Exists\n"
+            ),
+            "kube-system",
+        ),
+        (
+            deployment(pod_spec="tolerations:\n  - operator: Exists\n").replace(
+                "kind: Deployment", "kind: DaemonSet"
+            ),
+            "default",
+        ),
+    ],
+    ids=["gpu-only", "kube-system", "daemonset"],
+)
+def test_unneeded_toleration_near_misses(text: str, namespace: str) -> None:
+    assert only(lint_yaml(text, namespace=namespace), "unneeded-toleration") == []
+
+
+# --- gpu-requests-limits ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("resources", "words"),
+    [
+        ("resources:\n  requests:\n    nvidia.com/gpu: 1\n", "without a limit"),
+        (
+            "resources:\n  requests:\n    amd.com/gpu: '2'\n  limits:\n    amd.com/gpu: '1'\n",
+            "differs from its limit",
+        ),
+    ],
+)
+def test_gpu_requests_limits(resources: str, words: str) -> None:
+    text = deployment(resources=resources)
+    [finding] = only(lint_yaml(text), "gpu-requests-limits")
+    assert words in finding.message
+    assert finding.location.line == line_of(text, "/gpu:")
+    assert "limits:" in finding.fix
+
+
+@pytest.mark.parametrize(
+    "resources",
+    [
+        "resources:\n  limits:\n    amd.com/gpu: 1\n",
+        "resources:\n  requests:\n    amd.com/gpu: '1'\n  limits:\n    amd.com/gpu: 1\n",
+        "resources:\n  requests:\n    amd.com/gpu: ${N}\n  limits:\n    amd.com/gpu: ${N}\n",
+        "resources:\n  requests:\n    cpu: 500m\n",
+    ],
+    ids=["limit-only", "equal-mixed-types", "templated", "no-gpu"],
+)
+def test_gpu_requests_limits_near_misses(resources: str) -> None:
+    assert only(lint_yaml(deployment(resources=resources)), "gpu-requests-limits") == []
+
+
+# --- compile-at-start -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "steps", "where"),
+    [
+        ('args: ["go mod tidy && go run ."]\n', "go mod tidy, go run", "args:"),
+        (
+            "command: [sh, -c]\nargs:\n  - |\n    set -e\n    pip install -r requirements.txt\n"
+            "    python serve.py\n",
+            "pip install",
+            "- |",
+        ),
+        ('command: ["/bin/sh", "-c", "npm ci; node server.js"]\n', "npm ci", "command:"),
+        (
+            'args: ["python3 -m pip install --no-cache-dir vllm && vllm serve m"]\n',
+            "python3 -m pip install",
+            "args:",
+        ),
+        ('args: ["FOO=1 /usr/local/go/bin/go build -o /app ."]\n', "go build", "args:"),
+    ],
+)
+def test_compile_at_start(args: str, steps: str, where: str) -> None:
+    text = deployment(gpu=None, args=args)
+    [finding] = only(lint_yaml(text), "compile-at-start")
+    assert steps in finding.message
+    assert finding.location.line == line_of(text, where)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        'command: ["/app/server"]\n',
+        'args: ["--model", "/models/llama", "--port", "8000"]\n',
+        'args: ["echo go run is how you start it"]\n',
+        'command: ["vllm", "serve", "meta-llama/Llama-3-8B"]\n',
+    ],
+    ids=["binary", "flags", "echo-mentions", "vllm-serve"],
+)
+def test_compile_at_start_near_misses(args: str) -> None:
+    assert only(lint_yaml(deployment(gpu=None, args=args)), "compile-at-start") == []

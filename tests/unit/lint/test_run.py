@@ -1,0 +1,168 @@
+"""run_lint: selection, failure levels, inline suppression, and the public surface."""
+
+from __future__ import annotations
+
+import importlib
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuscale.errors import InputError
+from gpuscale.lint import REGISTRY, LintOptions, Severity, catalogue, parse_slugs, run_lint
+from gpuscale.lint.output import catalogue_markdown
+from gpuscale.lint.rules import ORDER
+from tests.unit.lint.adapter import load_text
+from tests.unit.lint.conftest import DATA, line_of
+from tests.unit.lint.manifests import scaled_object
+
+TUTORIAL = (DATA / "tutorial" / "resources.yaml").read_text()
+
+
+def _run(text: str, **options: Any) -> list[tuple[str, int]]:
+    text = textwrap.dedent(text)
+    report = run_lint(
+        load_text(text, "m.yaml"), None, LintOptions(**options), sources={"m.yaml": text}
+    )
+    return [(f.rule, f.location.line) for f in report.findings]
+
+
+# --- selection and failure --------------------------------------------------------------
+
+
+def test_select_and_ignore() -> None:
+    every = {rule for rule, _ in _run(TUTORIAL)}
+    assert {"query-divides-by-replicas", "cooldown-has-no-effect"} <= every
+    selected = {rule for rule, _ in _run(TUTORIAL, select=frozenset({"cooldown-has-no-effect"}))}
+    assert selected == {"cooldown-has-no-effect"}
+    ignored = {rule for rule, _ in _run(TUTORIAL, ignore=frozenset({"cooldown-has-no-effect"}))}
+    assert ignored == every - {"cooldown-has-no-effect"}
+
+
+def test_parse_slugs_accepts_commas_and_repeats_and_rejects_unknown() -> None:
+    slugs = parse_slugs(["query-invalid,compile-at-start", " metricname-ignored "], flag="--select")
+    assert slugs == {"query-invalid", "compile-at-start", "metricname-ignored"}
+    with pytest.raises(InputError) as error:
+        parse_slugs(["query-invalid,no-such-rule"], flag="--ignore")
+    assert error.value.where == "--ignore"
+    assert "no-such-rule" in str(error.value)
+    assert "--list" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code"),
+    [(Severity.ERROR, 0), (Severity.WARNING, 0), (Severity.INFO, 1)],
+)
+def test_fail_on_levels(fail_on: Severity, code: int) -> None:
+    text = scaled_object(
+        spec="pollingInterval: 30\nminReplicaCount: 1\n", metadata="ignoreNullValues: 'false'\n"
+    )
+    report = run_lint(load_text(text), None, LintOptions(fail_on=fail_on))
+    assert {f.severity for f in report.findings} == {Severity.INFO}
+    assert report.exit_code == code
+
+
+def test_errors_fail_by_default() -> None:
+    report = run_lint(load_text(TUTORIAL), None, LintOptions())
+    assert report.failed
+    assert report.exit_code == 1
+
+
+def test_the_simulation_rule_is_catalogued_but_does_not_run() -> None:
+    assert "flaps-under-steady-load" in REGISTRY
+    assert not REGISTRY["flaps-under-steady-load"].available
+    report = run_lint(load_text(TUTORIAL), None, LintOptions())
+    assert "flaps-under-steady-load" not in {r.slug for r in report.rules}
+
+
+# --- suppression ------------------------------------------------------------------------
+
+BASE = scaled_object(spec="cooldownPeriod: 30\nminReplicaCount: 1\n", metadata="metricName: x\n")
+
+
+def _rules(text: str) -> set[str]:
+    return {rule for rule, _ in _run(text)}
+
+
+def test_suppress_on_the_key_line() -> None:
+    assert "cooldown-has-no-effect" in _rules(BASE)
+    text = BASE.replace(
+        "cooldownPeriod: 30", "cooldownPeriod: 30  # gpuscale: ignore[cooldown-has-no-effect]"
+    )
+    assert "cooldown-has-no-effect" not in _rules(text)
+    assert "metricname-ignored" in _rules(text)
+
+
+def test_suppress_on_the_line_above() -> None:
+    text = BASE.replace(
+        "  cooldownPeriod: 30",
+        "  # gpuscale: ignore[metricname-ignored, cooldown-has-no-effect]\n  cooldownPeriod: 30",
+    )
+    assert "cooldown-has-no-effect" not in _rules(text)
+    assert "metricname-ignored" in _rules(text)
+
+
+def test_a_trailing_comment_does_not_cover_the_next_line() -> None:
+    text = BASE.replace(
+        "  cooldownPeriod: 30\n  minReplicaCount: 1",
+        "  minReplicaCount: 1  # gpuscale: ignore[cooldown-has-no-effect]\n  cooldownPeriod: 30",
+    )
+    assert "cooldown-has-no-effect" in _rules(text)
+
+
+def test_suppress_the_whole_object() -> None:
+    on_first_line = BASE.replace(
+        "apiVersion: keda.sh/v1alpha1", "apiVersion: keda.sh/v1alpha1  # gpuscale: ignore"
+    )
+    assert _rules(on_first_line) == set()
+    above = "# gpuscale: ignore[metricname-ignored]\n" + BASE
+    assert "metricname-ignored" not in _rules(above)
+    assert "cooldown-has-no-effect" in _rules(above)
+
+
+def test_suppressed_findings_are_counted_and_unknown_slugs_noted() -> None:
+    text = BASE.replace(
+        "cooldownPeriod: 30", "cooldownPeriod: 30  # gpuscale: ignore[cooldown-has-no-effect,typo]"
+    )
+    report = run_lint(load_text(text, "m.yaml"), None, LintOptions(), sources={"m.yaml": text})
+    assert [f.rule for f in report.suppressed] == ["cooldown-has-no-effect"]
+    line = line_of(text, "cooldownPeriod:")
+    assert report.notes == (f"m.yaml:{line}: unknown rule 'typo' in a suppression comment",)
+
+
+def test_a_hash_inside_a_value_is_not_a_directive() -> None:
+    text = BASE.replace("metricName: x", "metricName: a#gpuscale:ignore")
+    assert "metricname-ignored" in _rules(text)
+
+
+# --- catalogue and public surface -------------------------------------------------------
+
+
+def test_order_names_every_rule_once() -> None:
+    assert len(ORDER) == len(set(ORDER))
+    assert set(ORDER) == set(REGISTRY)
+    assert [r.slug for r in catalogue()] == list(ORDER)
+
+
+def test_every_rule_is_documented() -> None:
+    for entry in catalogue():
+        assert all((entry.title, entry.explanation, entry.example, entry.fix)), entry.slug
+        assert entry.slug == entry.slug.lower().replace(" ", "-"), entry.slug
+
+
+def test_docs_catalogue_is_up_to_date() -> None:
+    docs = Path(__file__).parents[3] / "docs" / "lint-rules.md"
+    assert docs.read_text() == catalogue_markdown(), (
+        "regenerate: python -c 'from gpuscale.lint.output import catalogue_markdown as c; "
+        'print(c(), end="")\' > docs/lint-rules.md'
+    )
+
+
+@pytest.mark.parametrize("name", ["gpuscale.lint", "gpuscale.lint.query", "gpuscale.lint.output"])
+def test_all_resolves(name: str) -> None:
+    module = importlib.import_module(name)
+    exported = list(module.__all__)  # its order is checked by ruff (RUF022)
+    assert len(exported) == len(set(exported))
+    for member in exported:
+        assert hasattr(module, member), f"{name}.{member}"
