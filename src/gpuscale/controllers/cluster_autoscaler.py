@@ -71,6 +71,7 @@ __all__ = [
     "PodSnapshot",
     "RunResult",
     "all_pods_are_new",
+    "next_change",
     "node_gpu_resource",
     "node_utilization",
     "pod_requests_gpu",
@@ -777,6 +778,33 @@ def run_once(
         decisions=decisions,
     )
     return result, replace(next_state, unneeded_since=remaining, last_scale_down_delete=now)
+
+
+def next_change(
+    snapshot: ClusterSnapshot, state: AutoscalerState, options: AutoscalingOptions, now: float
+) -> float:
+    """The earliest time after ``now`` at which :func:`run_once` on the same snapshot and
+    state could decide differently (infinity if never).
+
+    Only time moves the iteration's time comparisons: pod ages against the scale-up
+    buffers, the cooldowns after a scale-up, delete or failure, unneeded-since against the
+    unneeded time, and the recheck timeouts. A caller may skip iterations before this time
+    while nothing in the cluster changed; this is an optimisation, not upstream behaviour.
+    """
+    flips: list[float] = []
+    for pod in snapshot.pods.values():
+        if pod.node is None and pod.unschedulable and not pod.terminating:
+            flips.append(pod.created_at + options.new_pod_scale_up_delay_s)
+            flips.append(pod.created_at + options.unschedulable_pod_time_buffer_s)
+            flips.append(pod.created_at + options.unschedulable_pod_with_gpu_time_buffer_s)
+    flips.append(state.last_scale_up + options.scale_down_delay_after_add_s)
+    flips.append(state.last_scale_down_fail + options.scale_down_delay_after_failure_s)
+    flips.append(state.last_scale_down_delete + options.scale_down_delay_after_delete_s)
+    flips.extend(
+        since + options.scale_down_unneeded_time_s for since in state.unneeded_since.values()
+    )
+    flips.extend(state.unremovable_until.values())
+    return min((f for f in flips if f > now), default=math.inf)
 
 
 def _copy(node: _WorkNode) -> _WorkNode:
