@@ -17,9 +17,10 @@ until its process exits; requests still unanswered then fail.
 anything that depends on the replicas (a scrape, a change in the set of replicas), and
 the router dispatches every arrival up to that instant in one tight loop: with FIFO
 slots the start and end of a request are known when it arrives (a heap of the times the
-slots free up), so each request costs one heap operation and one list append.
-Completions are accounted lazily when a replica is scraped (counter, histogram) or
-leaves; requests are finalised into the :class:`RequestLog` exactly once.
+slots free up), so each request costs one heap operation and a few list appends.
+Each request is logged when it is dispatched, in arrival order (its answer time is
+known then); the log is corrected if its replica goes away first. Completions are
+counted lazily for the replica's counter and histogram when it is scraped.
 """
 
 from __future__ import annotations
@@ -82,75 +83,66 @@ class ReplicaServer:
     def __init__(self, name: str, concurrency: int, buckets: int, start: float) -> None:
         self.name = name
         self.free = [start] * concurrency
-        self.pending: list[tuple[float, float, float]] = []
-        """(end, start, arrival) of requests not yet accounted."""
-        self.busy: deque[tuple[float, float]] = deque()
-        """(start, end) of recent requests, for GPU utilisation."""
+        self.pending: list[tuple[float, float, float, int]] = []
+        """(end, start, arrival, log index) of requests not yet counted as answered."""
+        self.busy: deque[tuple[float, float, float, int]] = deque()
+        """The same tuples for recent requests (aborted ones end at their deadline)."""
         self.completed = 0
         self.latency_sum = 0.0
         self.histogram = [0] * (buckets + 1)
         self.accepting = True
         self.gone_at = math.inf
 
-    def snapshot(self, t: float, bounds: list[float], log: _LogBuffer) -> tuple[int, int]:
-        """Account requests answered by ``t``; return (in flight, queued) at ``t``."""
-        in_flight = queued = 0
-        keep: list[tuple[float, float, float]] = []
+    def snapshot(self, t: float, bounds: list[float]) -> tuple[int, int]:
+        """Count requests answered by ``t``; return (in flight, queued) at ``t``."""
+        in_flight = queued = completed = 0
+        total = 0.0
+        keep: list[tuple[float, float, float, int]] = []
         histogram = self.histogram
         bisect_left = bisect.bisect_left
         for entry in self.pending:
-            end, start, arrival = entry
+            end = entry[0]
             if end <= t:
-                latency = end - arrival
-                self.completed += 1
-                self.latency_sum += latency
+                latency = end - entry[2]
+                completed += 1
+                total += latency
                 histogram[bisect_left(bounds, latency)] += 1
-                log.add(arrival, latency, SERVED)
             else:
                 keep.append(entry)
-                if start <= t:
+                if entry[1] <= t:
                     in_flight += 1
                 else:
                     queued += 1
         self.pending = keep
+        self.completed += completed
+        self.latency_sum += total
         return in_flight, queued
 
     def utilisation(self, t: float, window: float) -> float:
         """Fraction of ``[t - window, t]`` with at least one request running."""
         low = t - window
         busy = self.busy
-        while busy and busy[0][1] <= low:
+        while busy and busy[0][0] <= low:
             busy.popleft()
         covered = 0.0
         run_start = run_end = -math.inf
-        for start, end in busy:
+        for entry in busy:
+            start = entry[1]
             if start >= t:
                 break
-            s, e = max(start, low), min(end, t)
+            s = start if start > low else low
+            e = entry[0] if entry[0] < t else t
             if e <= s:
                 continue
             if s > run_end:
-                covered += run_end - run_start if run_end > run_start else 0.0
+                if run_end > run_start:
+                    covered += run_end - run_start
                 run_start, run_end = s, e
             elif e > run_end:
                 run_end = e
         if run_end > run_start:
             covered += run_end - run_start
         return covered / window
-
-
-class _LogBuffer:
-    __slots__ = ("arrivals", "latencies", "outcomes")
-
-    def __init__(self) -> None:
-        self.arrivals: list[float] = []
-        self.latencies: list[float] = []
-        self.outcomes: list[int] = []
-
-    def add(self, arrival: float, latency: float, outcome: int) -> None:
-        self.arrivals.append(arrival)
-        self.latencies.append(latency)
-        self.outcomes.append(outcome)
 
 
 class Router:
@@ -175,7 +167,11 @@ class Router:
         self.bounds = list(buckets)
         self.endpoints: list[ReplicaServer] = []
         self.waiting: deque[tuple[float, float]] = deque()
-        self.log = _LogBuffer()
+        self.latencies: list[float] = []
+        """Per request in arrival order: its latency, NaN unless served."""
+        self.exceptions: dict[int, int] = {}
+        """Log index → outcome, for requests not served."""
+        self._consumed: list[npt.NDArray[np.float64]] = []
         self.arrived = 0
         self._rng = np.random.default_rng(seed)
         self._round_robin = round_robin
@@ -203,6 +199,7 @@ class Router:
     def _next_window(self) -> None:
         self._window += 1
         arrivals = self.source.window(self._window)
+        self._consumed.append(arrivals.times)
         self._times = arrivals.times.tolist()
         self._service = self._service_times(arrivals.prompt_tokens, arrivals.output_tokens)
         self._draws = self._rng.random(len(self._times)).tolist()
@@ -227,7 +224,15 @@ class Router:
                 break
         self.now = t
 
+    def _log(self, latency: float, outcome: int) -> int:
+        index = len(self.latencies)
+        self.latencies.append(latency)
+        if outcome != SERVED:
+            self.exceptions[index] = outcome
+        return index
+
     def _dispatch(self, i: int, j: int) -> None:
+        # Requests are logged in arrival order, so a request's log index is its position.
         times, service, draws = self._times, self._service, self._draws
         self.arrived += j - i
         endpoints = self.endpoints
@@ -236,35 +241,54 @@ class Router:
             self.waiting.extend(zip(times[i:j], service[i:j], strict=True))
             return
         timeout = self.capacity.timeout_s
-        log_add = self.log.add
+        latencies = self.latencies
+        log = latencies.append
+        exceptions = self.exceptions
+        n = len(latencies)
+        heaps = [s.free for s in endpoints]
+        gone = [s.gone_at for s in endpoints]
+        pending = [s.pending.append for s in endpoints]
+        busy = [s.busy.append for s in endpoints]
         replace = heapq.heapreplace
-        round_robin = self._round_robin
+        nan = math.nan
+        rr = self._rr if self._round_robin else -1
         for k in range(i, j):
             arrival = times[k]
-            if round_robin:
-                server = endpoints[self._rr % count]
-                self._rr += 1
+            if rr >= 0:
+                idx = rr % count
+                rr += 1
             else:
-                server = endpoints[int(draws[k] * count)]
-            if arrival >= server.gone_at:
-                log_add(arrival, math.nan, DROPPED)
+                idx = int(draws[k] * count)
+            if arrival >= gone[idx]:
+                log(nan)
+                exceptions[n] = DROPPED
+                n += 1
                 continue
-            free = server.free
+            free = heaps[idx]
             first = free[0]
             start = arrival if arrival > first else first
             deadline = arrival + timeout
             if start >= deadline:
-                log_add(arrival, math.nan, TIMED_OUT)
+                log(nan)
+                exceptions[n] = TIMED_OUT
+                n += 1
                 continue
             end = start + service[k]
             if end > deadline:
                 replace(free, deadline)
-                server.busy.append((start, deadline))
-                log_add(arrival, math.nan, TIMED_OUT)
+                busy[idx]((deadline, start, arrival, -1))
+                log(nan)
+                exceptions[n] = TIMED_OUT
+                n += 1
                 continue
             replace(free, end)
-            server.pending.append((end, start, arrival))
-            server.busy.append((start, end))
+            entry = (end, start, arrival, n)
+            pending[idx](entry)
+            busy[idx](entry)
+            log(end - arrival)
+            n += 1
+        if rr >= 0:
+            self._rr = rr
 
     def _offer_waiting(self, now: float) -> None:
         timeout = self.capacity.timeout_s
@@ -273,7 +297,7 @@ class Router:
         for arrival, service in waiting:
             deadline = arrival + timeout
             if now >= deadline:
-                self.log.add(arrival, math.nan, TIMED_OUT)
+                self._log(math.nan, TIMED_OUT)
                 continue
             if self._round_robin:
                 server = self.endpoints[self._rr % count]
@@ -283,17 +307,18 @@ class Router:
             free = server.free
             start = max(now, free[0])
             if start >= deadline:
-                self.log.add(arrival, math.nan, TIMED_OUT)
+                self._log(math.nan, TIMED_OUT)
                 continue
             end = start + service
             if end > deadline:
                 heapq.heapreplace(free, deadline)
-                server.busy.append((start, deadline))
-                self.log.add(arrival, math.nan, TIMED_OUT)
+                server.busy.append((deadline, start, arrival, -1))
+                self._log(math.nan, TIMED_OUT)
                 continue
             heapq.heapreplace(free, end)
-            server.pending.append((end, start, arrival))
-            server.busy.append((start, end))
+            entry = (end, start, arrival, self._log(end - arrival, SERVED))
+            server.pending.append(entry)
+            server.busy.append(entry)
 
     def add_endpoint(self, server: ReplicaServer, now: float) -> None:
         """Start routing to ``server`` at ``now`` (call after :meth:`advance` to ``now``)."""
@@ -314,32 +339,35 @@ class Router:
     def retire(self, server: ReplicaServer, gone_at: float) -> None:
         """The replica's process ended at ``gone_at``: unanswered requests fail."""
         server.gone_at = gone_at
-        for end, _start, arrival in server.pending:
-            if end <= gone_at:
-                self.log.add(arrival, end - arrival, SERVED)
-            else:
-                self.log.add(arrival, math.nan, DROPPED)
+        for end, _start, _arrival, index in server.pending:
+            if end > gone_at:
+                self.latencies[index] = math.nan
+                self.exceptions[index] = DROPPED
         server.pending = []
 
     def finish(self, t: float, servers: list[ReplicaServer]) -> RequestLog:
         """End of the run at ``t``: account everything and return the log."""
         self.advance(t)
         for server in servers:
-            for end, _start, arrival in server.pending:
-                if end <= t:
-                    self.log.add(arrival, end - arrival, SERVED)
-                else:
-                    self.log.add(arrival, math.nan, UNFINISHED)
+            for end, _start, _arrival, index in server.pending:
+                if end > t:
+                    self.latencies[index] = math.nan
+                    self.exceptions[index] = UNFINISHED
             server.pending = []
         timeout = self.capacity.timeout_s
         for arrival, _service in self.waiting:
-            outcome = TIMED_OUT if t >= arrival + timeout else UNFINISHED
-            self.log.add(arrival, math.nan, outcome)
+            self._log(math.nan, TIMED_OUT if t >= arrival + timeout else UNFINISHED)
         self.waiting = deque()
-        log = self.log
-        order = np.argsort(np.asarray(log.arrivals), kind="stable")
+        count = len(self.latencies)
+        consumed = (
+            np.concatenate(self._consumed) if self._consumed else np.zeros(0, dtype=np.float64)
+        )
+        outcomes = np.zeros(count, dtype=np.int8)
+        if self.exceptions:
+            indices = np.fromiter(self.exceptions.keys(), dtype=np.int64)
+            outcomes[indices] = np.fromiter(self.exceptions.values(), dtype=np.int8)
         return RequestLog(
-            np.asarray(log.arrivals, dtype=np.float64)[order],
-            np.asarray(log.latencies, dtype=np.float64)[order],
-            np.asarray(log.outcomes, dtype=np.int8)[order],
+            consumed[:count].astype(np.float64, copy=False),
+            np.asarray(self.latencies, dtype=np.float64),
+            outcomes,
         )

@@ -24,15 +24,16 @@ Models prometheus/prometheus (v3) ``scrape/``:
   value are dropped, as Prometheus drops them. With ``honor_labels`` the exposed labels
   win over the target's; without, conflicting exposed labels become ``exported_<name>``.
 
-A target's collector returns its samples as ``(key, value)``, where ``key`` is a tuple of
-``(label, value)`` pairs including ``__name__``; it returns None when the scrape fails.
+A target's collector returns its samples as ``(keys, values)``, where each key is a tuple
+of ``(label, value)`` pairs including ``__name__``; it returns None when the scrape fails.
+A collector that returns the very same ``keys`` object as last time lets the scrape skip
+the series bookkeeping (nothing appeared or disappeared).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from gpuscale.sim.engine import Engine, Handle, Priority
 from gpuscale.sim.metrics import MetricsBackend
@@ -47,7 +48,8 @@ _P4 = 0x85EBCA77C2B2AE63
 _P5 = 0x27D4EB2F165667C5
 
 SeriesKey = tuple[tuple[str, str], ...]
-Collector = Callable[[float], "list[tuple[SeriesKey, float]] | None"]
+Samples = tuple[Sequence[SeriesKey], Sequence[float]]
+Collector = Callable[[float], "Samples | None"]
 
 
 def _rotl(x: int, r: int) -> int:
@@ -137,6 +139,8 @@ class ScrapeTarget:
         "interval",
         "labels",
         "last",
+        "last_keys",
+        "last_refs",
         "name",
         "offset",
         "refs",
@@ -163,6 +167,8 @@ class ScrapeTarget:
         self.honor_labels = honor_labels
         self.refs: dict[SeriesKey, Hashable] = {}
         self.last: set[SeriesKey] = set()
+        self.last_keys: Sequence[SeriesKey] = ()
+        self.last_refs: list[Hashable] = []
         self.handle: Handle | None = None
         self.running = False
         self.up_ref: Hashable | None = None
@@ -268,35 +274,39 @@ class ScrapeManager:
         if target.up_ref is not None:
             self.backend.mark_stale({**target.labels, "__name__": "up"}, t_ms)
         target.last = set()
+        target.last_keys = ()
+        target.last_refs = []
 
     def _scrape(self, target: ScrapeTarget, n: int, first: float) -> None:
         now = self.engine.now
         self.scrapes += 1
         t_ms = round(now * 1000)
         backend = self.backend
-        samples = target.collect(now)
+        result = target.collect(now)
         if target.up_ref is None:
             target.up_ref = backend.series_ref({**target.labels, "__name__": "up"})
-        backend.append_ref(target.up_ref, t_ms, 0.0 if samples is None else 1.0)
-        seen: set[SeriesKey] = set()
-        if samples is not None:
+        backend.append_ref(target.up_ref, t_ms, 0.0 if result is None else 1.0)
+        keys: Sequence[SeriesKey] = () if result is None else result[0]
+        if keys is not target.last_keys:
             refs = target.refs
-            append = backend.append_ref
-            for key, value in samples:
+            ref_list: list[Hashable] = []
+            for key in keys:
                 ref = refs.get(key)
                 if ref is None:
                     ref = backend.series_ref(target.merged(key))
                     refs[key] = ref
+                ref_list.append(ref)
+            seen = set(keys)
+            for key in target.last - seen:
+                backend.mark_stale(target.merged(key), t_ms)
+            target.last = seen
+            target.last_keys = keys
+            target.last_refs = ref_list
+        if result is not None:
+            append = backend.append_ref
+            for ref, value in zip(target.last_refs, result[1], strict=True):
                 append(ref, t_ms, value)
-                seen.add(key)
-        for key in target.last - seen:
-            backend.mark_stale(target.merged(key), t_ms)
-        target.last = seen
         nxt = first + (n + 1) * target.interval
         target.handle = self.engine.at(
             nxt, lambda: self._scrape(target, n + 1, first), priority=Priority.SCRAPE
         )
-
-
-def _unused(_: Any) -> None:  # pragma: no cover - keeps Any imported for type comments
-    return None

@@ -46,7 +46,7 @@ STALE_NAN: float = struct.unpack("<d", _STALE_BITS.to_bytes(8, "little"))[0]
 
 def is_stale_marker(value: float) -> bool:
     """Whether ``value`` is the staleness marker (not just any NaN)."""
-    return int.from_bytes(struct.pack("<d", value), "little") == _STALE_BITS
+    return math.isnan(value) and int.from_bytes(struct.pack("<d", value), "little") == _STALE_BITS
 
 
 def format_sample_value(value: float) -> str:
@@ -59,12 +59,16 @@ def format_sample_value(value: float) -> str:
 
 
 class _Series:
-    __slots__ = ("labels", "times", "values")
+    __slots__ = ("active", "labels", "matches", "name", "public", "times", "values")
 
     def __init__(self, labels: dict[str, str]) -> None:
         self.labels = labels
+        self.name = labels["__name__"]
+        self.public = {k: v for k, v in labels.items() if k != "__name__"}
         self.times: list[int] = []
         self.values: list[float] = []
+        self.active = True
+        self.matches: dict[tuple[tuple[str, str, str], ...], bool] = {}
 
 
 Vector = list[tuple[dict[str, str], float]]
@@ -110,6 +114,9 @@ class FakeMetricsBackend(MetricsBackend):
         times.append(t_ms)
         series.values.append(value)
         self.appends += 1
+        if not series.active:
+            series.active = True
+            self._by_name[series.name].append(series)
 
     def append(self, labels: Labels, t_ms: int, value: float) -> None:
         self.append_ref(self.series_ref(labels), t_ms, value)
@@ -146,26 +153,43 @@ class FakeMetricsBackend(MetricsBackend):
             "data": {
                 "resultType": "vector",
                 "result": [
-                    {"metric": labels, "value": [t_s, format_sample_value(value)]}
+                    {"metric": dict(labels), "value": [t_s, format_sample_value(value)]}
                     for labels, value in vector
                 ],
             },
         }
 
-    def _select(self, name: str, matchers: Sequence[tuple[str, str, str]], t_ms: int) -> Vector:
+    def _select(self, name: str, matchers: tuple[tuple[str, str, str], ...], t_ms: int) -> Vector:
+        # Series with nothing left in the lookback window are dropped from the index
+        # (queries move forward in time here), so dead pods cost nothing later.
+        live = self._by_name.get(name)
+        if not live:
+            return []
         out: Vector = []
+        keep: list[_Series] = []
         low = t_ms - self.lookback_ms
-        for series in self._by_name.get(name, ()):
-            if not all(_match(series.labels.get(k, ""), op, v) for k, op, v in matchers):
+        for series in live:
+            times = series.times
+            if times[-1] <= low or (times[-1] <= t_ms and is_stale_marker(series.values[-1])):
+                series.active = False
                 continue
-            i = bisect.bisect_right(series.times, t_ms) - 1
-            if i < 0 or series.times[i] <= low:
+            keep.append(series)
+            matched = series.matches.get(matchers)
+            if matched is None:
+                labels = series.labels
+                matched = all(_match(labels.get(k, ""), op, v) for k, op, v in matchers)
+                series.matches[matchers] = matched
+            if not matched:
+                continue
+            i = bisect.bisect_right(times, t_ms) - 1
+            if i < 0 or times[i] <= low:
                 continue
             value = series.values[i]
             if is_stale_marker(value):
                 continue
-            labels = {k: v for k, v in series.labels.items() if k != "__name__"}
-            out.append((labels, value))
+            out.append((series.public, value))
+        if len(keep) != len(live):
+            self._by_name[name] = keep
         return out
 
 
@@ -399,6 +423,8 @@ class ThresholdScaler:
     first_sync_s: float = 0.0
     metric: str = "value"
     scale_down_window_s: float = 0.0
+    writes: bool = True
+    """False: only query and report (like KEDA's poll when minReplicaCount >= 1)."""
     history: list[tuple[float, float | None]] = field(default_factory=list)
     recommendations: list[tuple[float, int]] = field(default_factory=list)
 
@@ -413,6 +439,8 @@ class ThresholdScaler:
         self.recommendations.append((view.now_s, raw))
         desired = max(r for _, r in self.recommendations)
         metrics = {f"query:{self.metric}": value}
+        if not self.writes:
+            return ScaleDecision(metrics=metrics)
         if desired == view.spec_replicas:
             return ScaleDecision(desired=desired, metrics=metrics)
         return ScaleDecision(

@@ -28,6 +28,7 @@ these timings (see ``docs/simulator.md``):
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 import uuid
@@ -348,6 +349,7 @@ class World:
         self._removed: dict[str, int] = {p.name: 0 for p in spec.pools}
         self._gpus_state: dict[str, tuple[int, int]] = {p.name: (0, 0) for p in spec.pools}
         self._ksm_cache: dict[object, list[tuple[SeriesKey, float]]] = {}
+        self._ksm_last: tuple[tuple[object, ...], list[SeriesKey], list[float]] | None = None
         self._servers: dict[str, list[ReplicaServer]] = {}
         self.scrape = ScrapeManager(
             self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s
@@ -466,7 +468,7 @@ class World:
         assert router is not None
         router.advance(self.engine.now)
         rate = (router.arrived - last) / 60.0
-        key = f"request_rate:{workload.spec.name}"
+        key = f"arrival_rate:{workload.spec.name}"
         if self._load_values.get(key) != rate:
             self._load_values[key] = rate
             self._touch()
@@ -1086,50 +1088,73 @@ class World:
             self._ksm_cache[key] = hit
         return hit
 
-    def _collect_ksm(self, now: float) -> list[tuple[SeriesKey, float]]:
-        out: list[tuple[SeriesKey, float]] = []
+    def _collect_ksm(self, now: float) -> tuple[Sequence[SeriesKey], Sequence[float]]:
         allow = self.spec.prometheus.node_label_allowlist
+        cache = self._ksm_cache
+        parts: list[tuple[object, ...]] = []
         for workload in self.workloads.values():
+            spec = workload.spec
             active = workload.active()
             ready = sum(1 for p in active if p.state == "Ready")
             available = sum(1 for p in active if p.state == "Ready" and p.available)
-            status = ksm.DeploymentStatus(
-                workload.spec.namespace,
-                workload.spec.name,
+            key: tuple[object, ...] = (
+                spec.key,
                 workload.spec_replicas,
                 len(active),
                 ready,
                 available,
-                len(active),
             )
-            out.extend(self._cached(status, functools.partial(ksm.deployment_series, status)))
-            for pod in workload.pods.values():
-                info = ksm.PodInfo(
-                    workload.spec.namespace,
-                    pod.name,
-                    pod.uid,
-                    "Running" if pod.running else "Pending",
-                    pod.state == "Ready",
-                    pod.node is not None,
-                    pod.node.name if pod.node is not None else "",
-                    pod.node.ip if pod.node is not None else "",
-                    pod.ip,
-                    "ReplicaSet",
-                    workload.owner.rsplit("/", 1)[1],
+            parts.append(key)
+            if key not in cache:
+                status = ksm.DeploymentStatus(
+                    spec.namespace,
+                    spec.name,
+                    workload.spec_replicas,
+                    len(active),
+                    ready,
+                    available,
+                    len(active),
                 )
-                out.extend(self._cached(info, functools.partial(ksm.pod_series, info)))
+                self._cached(key, functools.partial(ksm.deployment_series, status))
+            for pod in workload.pods.values():
+                key = (pod.uid, pod.running, pod.state, pod.node is not None)
+                parts.append(key)
+                if key not in cache:
+                    node = pod.node
+                    info = ksm.PodInfo(
+                        spec.namespace,
+                        pod.name,
+                        pod.uid,
+                        "Running" if pod.running else "Pending",
+                        pod.state == "Ready",
+                        node is not None,
+                        node.name if node is not None else "",
+                        node.ip if node is not None else "",
+                        pod.ip,
+                        "ReplicaSet",
+                        workload.owner.rsplit("/", 1)[1],
+                    )
+                    self._cached(key, functools.partial(ksm.pod_series, info))
         for node in self._nodes:
             if node.state not in ("ready", "deleting"):
                 continue
-            out.extend(
-                self._cached(
-                    ("node", node.name),
-                    functools.partial(self._node_series, node, allow),
-                )
-            )
-        if len(self._ksm_cache) > 50_000:
-            self._ksm_cache.clear()
-        return out
+            key = ("node", node.name)
+            parts.append(key)
+            self._cached(key, functools.partial(self._node_series, node, allow))
+        signature = tuple(parts)
+        last = self._ksm_last
+        if last is not None and last[0] == signature:
+            return last[1], last[2]
+        keys: list[SeriesKey] = []
+        values: list[float] = []
+        for part in parts:
+            for series_key, value in cache[part]:
+                keys.append(series_key)
+                values.append(value)
+        self._ksm_last = (signature, keys, values)
+        if len(cache) > 50_000:
+            cache.clear()
+        return keys, values
 
     @staticmethod
     def _node_series(node: _Node, allow: tuple[str, ...]) -> list[ksm.Series]:
@@ -1153,42 +1178,43 @@ class World:
         }
         interval = spec.scrape_interval_s or self.spec.prometheus.scrape_interval_s
         names = spec.metric_names
-        gauge_keys = {g: (("__name__", g),) for g in spec.gauges}
-        bucket_keys = [
-            (("__name__", f"{names.latency}_bucket"), ("le", _format_le(b)))
-            for b in (*names.buckets, math.inf)
-        ]
-        keys = {
-            "in_flight": (("__name__", names.in_flight),),
-            "queued": (("__name__", names.queued),),
-            "total": (("__name__", names.total),),
-            "sum": (("__name__", f"{names.latency}_sum"),),
-            "count": (("__name__", f"{names.latency}_count"),),
-        }
         router = pod.workload.router
+        gauge_names = [g for g in pod.gauges if g in spec.gauges]
+        keys: list[SeriesKey] = [(("__name__", g),) for g in gauge_names]
+        if router is not None:
+            keys += [
+                (("__name__", names.in_flight),),
+                (("__name__", names.queued),),
+                (("__name__", names.total),),
+            ]
+            keys += [
+                (("__name__", f"{names.latency}_bucket"), ("le", _format_le(b)))
+                for b in (*names.buckets, math.inf)
+            ]
+            keys += [
+                (("__name__", f"{names.latency}_sum"),),
+                (("__name__", f"{names.latency}_count"),),
+            ]
+        fixed_keys = tuple(keys)
 
-        def collect(now: float) -> list[tuple[SeriesKey, float]] | None:
+        def collect(now: float) -> tuple[Sequence[SeriesKey], Sequence[float]] | None:
             if now >= pod.gone_at or pod.state == "Gone":
                 return None
-            out: list[tuple[SeriesKey, float]] = [
-                (gauge_keys[g], v) for g, v in pod.gauges.items() if g in gauge_keys
-            ]
+            gauges = pod.gauges
+            values = [gauges[g] for g in gauge_names]
             server = pod.server
-            if router is not None and server is not None:
+            if router is not None:
+                if server is None:
+                    return None
                 router.advance(now)
                 if now >= server.gone_at:
                     return None
-                in_flight, queued = server.snapshot(now, router.bounds, router.log)
-                out.append((keys["in_flight"], float(in_flight)))
-                out.append((keys["queued"], float(queued)))
-                out.append((keys["total"], float(server.completed)))
-                cumulative = 0
-                for key, count in zip(bucket_keys, server.histogram, strict=True):
-                    cumulative += count
-                    out.append((key, float(cumulative)))
-                out.append((keys["sum"], server.latency_sum))
-                out.append((keys["count"], float(server.completed)))
-            return out
+                in_flight, queued = server.snapshot(now, router.bounds)
+                completed = float(server.completed)
+                values += (float(in_flight), float(queued), completed)
+                values += map(float, itertools.accumulate(server.histogram))
+                values += (server.latency_sum, completed)
+            return fixed_keys, values
 
         return ScrapeTarget(
             f"pod/{pod.key}",
@@ -1234,26 +1260,38 @@ class World:
                 ("Hostname", node.name),
             ]
 
-        def collect(now: float) -> list[tuple[SeriesKey, float]] | None:
+        key_cache: dict[tuple[str, ...], tuple[SeriesKey, ...]] = {}
+
+        def collect(now: float) -> tuple[Sequence[SeriesKey], Sequence[float]] | None:
             if node.state == "gone":
                 return None
-            out: list[tuple[SeriesKey, float]] = []
-            for i, holder in enumerate(node.gpu_slots):
-                labels_i = base(i)
+            holders = tuple("" if h is None else h.name for h in node.gpu_slots)
+            keys = key_cache.get(holders)
+            if keys is None:
+                built: list[SeriesKey] = []
+                for i, holder in enumerate(node.gpu_slots):
+                    labels_i = base(i)
+                    if holder is not None:
+                        spec = holder.workload.spec
+                        labels_i += [
+                            ("pod", holder.name),
+                            ("namespace", spec.namespace),
+                            ("container", spec.container),
+                        ]
+                    built.append(tuple(labels_i))
+                keys = tuple(built)
+                key_cache.clear()
+                key_cache[holders] = keys
+            values: list[float] = []
+            for holder in node.gpu_slots:
                 util = 0.0
                 if holder is not None:
-                    spec = holder.workload.spec
-                    labels_i += [
-                        ("pod", holder.name),
-                        ("namespace", spec.namespace),
-                        ("container", spec.container),
-                    ]
                     router = holder.workload.router
                     if router is not None and holder.server is not None:
                         router.advance(now)
                         util = 100.0 * holder.server.utilisation(now, window)
-                out.append((tuple(labels_i), util))
-            return out
+                values.append(util)
+            return keys, values
 
         return ScrapeTarget(
             f"exporter/{node.name}",
