@@ -39,7 +39,7 @@ def run(workloads: int, seconds: float, seed: int = 1):
         metrics=backend,
         seed=seed,
         scalers={n: llm_scalers(n) for n in names},
-        load=LoadSpec(traces={n: tiled for n in names}),
+        load=LoadSpec(traces=dict.fromkeys(names, tiled)),
     )
     result = sim.run(seconds)
     return result, backend, len(tiled) * workloads

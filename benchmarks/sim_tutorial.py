@@ -48,7 +48,7 @@ def main() -> None:
         if best is None or t.cpu_s < best.cpu_s:
             best = t
     assert best is not None
-    sim, result = best.value
+    _, result = best.value
     print(
         f"| tutorial gauge | {args.hours:g} h | {best.wall_s:.3f} s | {best.cpu_s:.3f} s | "
         f"{result.events} | {result.events / best.cpu_s:,.0f} | {len(result.records)} | "

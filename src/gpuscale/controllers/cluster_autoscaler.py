@@ -783,8 +783,9 @@ def run_once(
 def next_change(
     snapshot: ClusterSnapshot, state: AutoscalerState, options: AutoscalingOptions, now: float
 ) -> float:
-    """The earliest time after ``now`` at which :func:`run_once` on the same snapshot and
-    state could decide differently (infinity if never).
+    """The earliest time from ``now`` on at which :func:`run_once` on the same snapshot and
+    state could decide differently (infinity if never); iterations strictly before it can
+    be skipped.
 
     Only time moves the iteration's time comparisons: pod ages against the scale-up
     buffers, the cooldowns after a scale-up, delete or failure, unneeded-since against the
@@ -804,7 +805,8 @@ def next_change(
         since + options.scale_down_unneeded_time_s for since in state.unneeded_since.values()
     )
     flips.extend(state.unremovable_until.values())
-    return min((f for f in flips if f > now), default=math.inf)
+    # a threshold reached exactly now may only flip a strict comparison just after now
+    return min((f for f in flips if f >= now), default=math.inf)
 
 
 def _copy(node: _WorkNode) -> _WorkNode:

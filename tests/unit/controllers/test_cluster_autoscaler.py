@@ -313,3 +313,35 @@ def test_options_reject_bad_values() -> None:
         AutoscalingOptions(scale_down_unneeded_time_s=-1)
     with pytest.raises(ValueError, match="within"):
         AutoscalingOptions(scale_down_utilization_threshold=1.5)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_next_change_bounds_when_an_iteration_can_decide_differently(seed: int) -> None:
+    # the simulator skips iterations before next_change while the cluster is unchanged
+    from gpuscale.controllers.cluster_autoscaler import next_change
+
+    rng = random.Random(seed)
+    tpl = _gpu_template()
+    nodes = tuple(_node(f"gpu-{i}", "gpu", tpl, []) for i in range(rng.randint(1, 3)))
+    pods = {}
+    for i in range(rng.randint(0, 2)):
+        pod = _pending(f"default/app-{i}", GPU_POD, created=rng.uniform(0, 100))
+        pods[pod.key] = pod
+    snap = ClusterSnapshot((_group("gpu", tpl, len(nodes), hi=len(nodes)),), nodes, pods)
+    state = AutoscalerState(last_scale_up=rng.uniform(-700, 100))
+    options = AutoscalingOptions()
+    now = rng.uniform(0, 120)
+    result, after = run_once(snap, state, options, now, random.Random(0))
+    horizon = next_change(snap, after, options, now)
+    assert horizon >= now
+    for _ in range(5):
+        later = rng.uniform(now, min(horizon, now + 2000))
+        if later >= horizon:
+            continue
+        again, again_state = run_once(snap, after, options, later, random.Random(0))
+        assert (again.scale_up_status, again.scale_down_status) == (
+            result.scale_up_status,
+            result.scale_down_status,
+        )
+        assert again.deletions == result.deletions
+        assert again_state.unneeded_since == after.unneeded_since
