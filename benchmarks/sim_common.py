@@ -20,7 +20,7 @@ from gpuscale.sim.specs import (
     SimulationSpec,
     WorkloadSpec,
 )
-from gpuscale.sim.testing import ThresholdScaler
+from gpuscale.sim.testing import FakeMetricsBackend, ThresholdScaler
 
 GPU_LABELS = {"doks.digitalocean.com/gpu-brand": "amd"}
 TUTORIAL_QUERY = (
@@ -94,7 +94,7 @@ def llm_workload(name: str, namespace: str = "llm") -> WorkloadSpec:
         startup_s=180.0,
         termination_grace_s=60.0,
         capacity=RequestCapacity(
-            concurrency=16,
+            concurrency=32,
             prefill_tokens_per_s=8000.0,
             decode_tokens_per_s=40.0,
             timeout_s=120.0,
@@ -112,11 +112,11 @@ def llm_scalers(name: str, namespace: str = "llm") -> list[ThresholdScaler]:
     )
     return [
         ThresholdScaler(
-            in_flight, 12.0, 1, 20, name="hpa", metric="in-flight", scale_down_window_s=300.0
+            in_flight, 20.0, 1, 20, name="hpa", metric="in-flight", scale_down_window_s=300.0
         ),
         ThresholdScaler(
             in_flight,
-            12.0,
+            20.0,
             1,
             20,
             name="keda",
@@ -127,18 +127,41 @@ def llm_scalers(name: str, namespace: str = "llm") -> list[ThresholdScaler]:
     ]
 
 
-def llm_pool(max_nodes: int) -> PoolSpec:
+def llm_pool(max_nodes: int, min_nodes: int = 2) -> PoolSpec:
     return PoolSpec(
         "gpu-mi300x",
         allocatable={"cpu": 20, "memory": 240 * 2**30, "pods": 110, "amd.com/gpu": 1},
         labels=GPU_LABELS,
         taints=(Taint("amd.com/gpu"),),
-        min_nodes=2,
+        min_nodes=min_nodes,
         max_nodes=max_nodes,
         price_per_hour=1.99,
         provisioning_s=420.0,
         gpu_model="MI300X",
     )
+
+
+class TimedBackend:
+    """Delegates to a metrics backend and measures the CPU time its queries take, so the
+    simulator's own time can be told apart from the (fake) PromQL engine's."""
+
+    def __init__(self, inner: FakeMetricsBackend) -> None:
+        self.inner = inner
+        self.query_s = 0.0
+        self.queries = 0
+        # appends go straight to the inner backend (no proxy overhead in the timing)
+        self.append = inner.append
+        self.series_ref = inner.series_ref
+        self.append_ref = inner.append_ref
+        self.mark_stale = inner.mark_stale
+
+    def query(self, query, t_ms):  # type: ignore[no-untyped-def]
+        start = time.process_time()
+        try:
+            return self.inner.query(query, t_ms)
+        finally:
+            self.query_s += time.process_time() - start
+            self.queries += 1
 
 
 @dataclass(frozen=True)

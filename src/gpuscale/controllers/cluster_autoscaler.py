@@ -51,10 +51,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from gpuscale.controllers.scheduler import (
+    FilterCache,
     NodeView,
     PodRequirements,
     Taint,
-    filter_node,
 )
 from gpuscale.timeline import Decision
 
@@ -339,9 +339,6 @@ class _WorkNode:
             ) + pod.nonzero(resource)
         self.pod_count += 1
 
-    def fits(self, pod: PodRequirements) -> bool:
-        return not filter_node(pod, self)[0]
-
 
 def pod_requests_gpu(pod: PodRequirements, gpu_resource_names: Sequence[str]) -> bool:
     """Whether the pod requests a GPU resource (``gpu.PodRequestsGpu``)."""
@@ -412,7 +409,7 @@ def _pod_score(pod: PodRequirements, template: NodeView) -> float:
 
 
 def _estimate(
-    group: NodeGroup, pod_groups: Sequence[list[PodSnapshot]], limit: int
+    group: NodeGroup, pod_groups: Sequence[list[PodSnapshot]], limit: int, cache: FilterCache
 ) -> tuple[int, list[PodSnapshot]]:
     ordered = sorted(
         pod_groups, key=lambda g: _pod_score(g[0].requirements, group.template), reverse=True
@@ -420,21 +417,24 @@ def _estimate(
     new_nodes: list[_WorkNode] = []
     scheduled: list[PodSnapshot] = []
     for pods in ordered:
+        cursor = 0  # equal pods: new nodes before the last placement are already full
         for pod in pods:
             placed = False
-            for node in new_nodes:
-                if node.fits(pod.requirements):
-                    node.add(pod.requirements)
+            for index in range(cursor, len(new_nodes)):
+                if cache.fits(pod.requirements, new_nodes[index]):
+                    new_nodes[index].add(pod.requirements)
+                    cursor = index
                     placed = True
                     break
             if not placed:
                 if len(new_nodes) >= limit:
                     continue
                 node = _WorkNode(group.template, name=f"template-{group.id}-{len(new_nodes)}")
-                if not node.fits(pod.requirements):
+                if not cache.fits(pod.requirements, node):
                     continue
                 node.add(pod.requirements)
                 new_nodes.append(node)
+                cursor = len(new_nodes) - 1
             scheduled.append(pod)
     return len(new_nodes), scheduled
 
@@ -509,8 +509,8 @@ def _scale_up(
     pods: Sequence[PodSnapshot],
     snapshot: ClusterSnapshot,
     options: AutoscalingOptions,
-    now: float,
     rng: random.Random,
+    cache: FilterCache,
 ) -> tuple[RunResult | None, dict[str, str]]:
     pod_groups = _equivalence_groups(pods)
     rejected: dict[int, dict[str, int]] = {i: {} for i in range(len(pod_groups))}
@@ -527,7 +527,7 @@ def _scale_up(
         fitting: list[list[PodSnapshot]] = []
         for index, pod_group in enumerate(pod_groups):
             template = _WorkNode(group.template)
-            failure, _ = filter_node(pod_group[0].requirements, template)
+            failure, _ = cache.filter(pod_group[0].requirements, template)
             if failure:
                 for reason in failure:
                     rejected[index][reason] = rejected[index].get(reason, 0) + 1
@@ -539,7 +539,7 @@ def _scale_up(
         limit = options.max_nodes_per_scale_up
         if options.max_nodes_total:
             limit = min(limit, options.max_nodes_total - node_count)
-        count, scheduled = _estimate(group, fitting, max(limit, 0))
+        count, scheduled = _estimate(group, fitting, max(limit, 0), cache)
         if count > 0 and scheduled:
             option_list.append(_Option(group, count, tuple(scheduled)))
     not_triggered = {
@@ -600,6 +600,7 @@ def run_once(
     """One ``StaticAutoscaler.RunOnce`` at time ``now``."""
     pods = snapshot.pods
     groups = {g.id: g for g in snapshot.groups}
+    cache = FilterCache()
     taint = Taint(TO_BE_DELETED_TAINT, str(int(now)), "NoSchedule")
     work: list[_WorkNode] = [
         _WorkNode(n.view, extra=(taint,) if n.being_deleted else ()) for n in snapshot.nodes
@@ -617,12 +618,19 @@ def run_once(
         key=lambda p: (p.created_at, p.key),
     )
     still_pending: list[PodSnapshot] = []
+    # First fit in node order. Nodes only fill up during the iteration, so for pods with
+    # the same requirements the search resumes where the previous one was placed.
+    cursor: dict[int, int] = {}
     for pod in pending:
-        for slot in work:
-            if slot.fits(pod.requirements):
-                slot.add(pod.requirements)
+        req = pod.requirements
+        start = cursor.get(id(req), 0)
+        for index in range(start, len(work)):
+            if cache.fits(req, work[index]):
+                work[index].add(req)
+                cursor[id(req)] = index
                 break
         else:
+            cursor[id(req)] = len(work)
             still_pending.append(pod)
     to_help = [p for p in still_pending if now - p.created_at > options.new_pod_scale_up_delay_s]
 
@@ -638,7 +646,7 @@ def run_once(
         scale_up_status = "ScaleUpInCooldown"
         disable_scale_down = True
     else:
-        result, not_triggered = _scale_up(to_help, snapshot, options, now, rng)
+        result, not_triggered = _scale_up(to_help, snapshot, options, rng, cache)
         if result is not None:
             return result, replace(state, last_scale_up=now)
         scale_up_status = "ScaleUpNoOptionsAvailable"
@@ -676,16 +684,25 @@ def run_once(
             (reason for key in to_move if (reason := _blocking_pod(pods[key], options))),
             None,
         )
-        trial: dict[str, _WorkNode] = {}
+        trial: dict[str, _WorkNode] = {}  # copy-on-write over destinations
         placements: list[tuple[str, str]] = []
         if blocked is None:
-            trial = {other: _copy(w) for other, w in destinations.items() if other != name}
             for key in to_move:
                 requirements = pods[key].requirements
-                target = next((w for w in trial.values() if w.fits(requirements)), None)
+                target: _WorkNode | None = None
+                for other, shared in destinations.items():
+                    if other == name:
+                        continue
+                    candidate = trial.get(other, shared)
+                    if cache.fits(requirements, candidate):
+                        target = candidate
+                        break
                 if target is None:
                     blocked = "NoPlaceToMovePods"
                     break
+                if target.name not in trial:
+                    target = _copy(target)
+                    trial[target.name] = target
                 target.add(requirements)
                 placements.append((key, target.name))
         if blocked is not None:
@@ -693,7 +710,8 @@ def run_once(
             unremovable_until[name] = now + options.unremovable_node_recheck_timeout_s
             continue
         # a successful simulation persists (RemovalSimulator with persistSuccessfulSimulations)
-        destinations = trial
+        destinations.update(trial)
+        destinations.pop(name, None)
         for key, target_name in placements:
             moved_onto.setdefault(target_name, []).append(key)
         removable.append((node, to_move, util, resource))

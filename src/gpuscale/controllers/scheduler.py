@@ -42,6 +42,7 @@ from typing import Literal, Protocol
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
+    "FilterCache",
     "NodeSelectorRequirement",
     "NodeSelectorTerm",
     "NodeView",
@@ -57,6 +58,7 @@ __all__ = [
     "quantities",
     "schedule_pod",
     "score_node",
+    "static_reasons",
 ]
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
@@ -287,25 +289,80 @@ def _insufficient(pod: PodRequirements, node: SchedulableNode) -> list[str]:
     return reasons
 
 
-def filter_node(pod: PodRequirements, node: SchedulableNode) -> tuple[tuple[str, ...], bool]:
-    """Run the filter plugins on one node.
+def static_reasons(pod: PodRequirements, node: SchedulableNode) -> tuple[str, ...]:
+    """Reasons from the plugins that read only the node's cordon, taints and labels
+    (``NodeUnschedulable``, ``TaintToleration``, ``NodeAffinity``); empty when they pass.
 
-    Returns the reasons of the first plugin that rejects the node (empty when it fits)
-    and whether that rejection is resolvable by preemption (only resource shortage is).
+    Preemption cannot resolve any of them.
     """
     if node.unschedulable and not any(
         t.tolerates(Taint(_UNSCHEDULABLE_TAINT_KEY, "", "NoSchedule")) for t in pod.tolerations
     ):
-        return (_REASON_UNSCHEDULABLE,), False
+        return (_REASON_UNSCHEDULABLE,)
     taint = find_untolerated_taint(node.taints, pod.tolerations)
     if taint is not None:
-        return (f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",), False
+        return (f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",)
     if not matches_node_affinity(pod, node.labels):
-        return (_REASON_AFFINITY,), False
+        return (_REASON_AFFINITY,)
+    return ()
+
+
+def _fits_resources(pod: PodRequirements, node: SchedulableNode) -> bool:
+    if node.pod_count + 1 > node.allocatable.get("pods", 110):
+        return False
+    allocatable, requested = node.allocatable, node.requested
+    for resource, amount in pod.requests.items():
+        free = allocatable.get(resource, 0) - requested.get(resource, 0)
+        if amount > 0 and resource != "pods" and amount > free:
+            return False
+    return True
+
+
+def filter_node(
+    pod: PodRequirements, node: SchedulableNode, static: tuple[str, ...] | None = None
+) -> tuple[tuple[str, ...], bool]:
+    """Run the filter plugins on one node.
+
+    Returns the reasons of the first plugin that rejects the node (empty when it fits)
+    and whether that rejection is resolvable by preemption (only resource shortage is).
+    ``static`` is :func:`static_reasons` when the caller already has it.
+    """
+    reasons = static_reasons(pod, node) if static is None else static
+    if reasons:
+        return reasons, False
     insufficient = _insufficient(pod, node)
     if insufficient:
         return tuple(insufficient), True
     return (), False
+
+
+class FilterCache:
+    """:func:`static_reasons` per (pod, node name), for one scheduling pass or one
+    autoscaler iteration, during which no node's labels or taints change."""
+
+    __slots__ = ("_cache", "_pods")
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[int, str], tuple[str, ...]] = {}
+        self._pods: list[PodRequirements] = []  # keeps ids stable while cached
+
+    def static(self, pod: PodRequirements, node: SchedulableNode) -> tuple[str, ...]:
+        """Cached :func:`static_reasons`."""
+        key = (id(pod), node.name)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = static_reasons(pod, node)
+            self._cache[key] = hit
+            self._pods.append(pod)
+        return hit
+
+    def filter(self, pod: PodRequirements, node: SchedulableNode) -> tuple[tuple[str, ...], bool]:
+        """:func:`filter_node` with the static part cached."""
+        return filter_node(pod, node, self.static(pod, node))
+
+    def fits(self, pod: PodRequirements, node: SchedulableNode) -> bool:
+        """Whether the pod passes every filter on the node."""
+        return not self.static(pod, node) and _fits_resources(pod, node)
 
 
 def _least_allocated(pod: PodRequirements, node: SchedulableNode) -> int:
@@ -377,22 +434,30 @@ def fit_error_message(num_nodes: int, reasons: Mapping[str, int], not_helpful: i
 
 
 def schedule_pod(
-    pod: PodRequirements, nodes: Sequence[SchedulableNode], rng: random.Random
+    pod: PodRequirements,
+    nodes: Sequence[SchedulableNode],
+    rng: random.Random,
+    *,
+    cache: FilterCache | None = None,
 ) -> ScheduleResult:
     """Filter, score and pick a node for ``pod`` (``schedulingCycle`` without binding)."""
     feasible: list[SchedulableNode] = []
-    reasons: dict[str, int] = {}
-    not_helpful = 0
     for node in nodes:
-        node_reasons, resolvable = filter_node(pod, node)
-        if not node_reasons:
+        static = static_reasons(pod, node) if cache is None else cache.static(pod, node)
+        if not static and _fits_resources(pod, node):
             feasible.append(node)
-            continue
-        if not resolvable:
-            not_helpful += 1
-        for reason in node_reasons:
-            reasons[reason] = reasons.get(reason, 0) + 1
     if not feasible:
+        # the message needs every node's reasons; only failures pay for them
+        reasons: dict[str, int] = {}
+        not_helpful = 0
+        for node in nodes:
+            node_reasons, resolvable = (
+                filter_node(pod, node) if cache is None else cache.filter(pod, node)
+            )
+            if not resolvable:
+                not_helpful += 1
+            for reason in node_reasons:
+                reasons[reason] = reasons.get(reason, 0) + 1
         return ScheduleResult(None, fit_error_message(len(nodes), reasons, not_helpful), reasons)
     if len(feasible) == 1:
         return ScheduleResult(feasible[0].name, "")

@@ -25,10 +25,12 @@ counted lazily for the replica's counter and histogram when it is scraped.
 
 from __future__ import annotations
 
+import array
 import bisect
 import heapq
 import math
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,7 +115,7 @@ class ReplicaServer:
                     in_flight += 1
                 else:
                     queued += 1
-        self.pending = keep
+        self.pending[:] = keep
         self.completed += completed
         self.latency_sum += total
         return in_flight, queued
@@ -167,11 +169,17 @@ class Router:
         self.bounds = list(buckets)
         self.endpoints: list[ReplicaServer] = []
         self.waiting: deque[tuple[float, float]] = deque()
-        self.latencies: list[float] = []
+        self.latencies = array.array("d")
         """Per request in arrival order: its latency, NaN unless served."""
         self.exceptions: dict[int, int] = {}
         """Log index → outcome, for requests not served."""
         self._consumed: list[npt.NDArray[np.float64]] = []
+        self._bound: (
+            tuple[
+                list[list[float]], list[float], list[Callable[..., None]], list[Callable[..., None]]
+            ]
+            | None
+        ) = None
         self.arrived = 0
         self._rng = np.random.default_rng(seed)
         self._round_robin = round_robin
@@ -245,10 +253,15 @@ class Router:
         log = latencies.append
         exceptions = self.exceptions
         n = len(latencies)
-        heaps = [s.free for s in endpoints]
-        gone = [s.gone_at for s in endpoints]
-        pending = [s.pending.append for s in endpoints]
-        busy = [s.busy.append for s in endpoints]
+        bound = self._bound
+        if bound is None:
+            bound = self._bound = (
+                [s.free for s in endpoints],
+                [s.gone_at for s in endpoints],
+                [s.pending.append for s in endpoints],
+                [s.busy.append for s in endpoints],
+            )
+        heaps, gone, pending, busy = bound
         replace = heapq.heapreplace
         nan = math.nan
         rr = self._rr if self._round_robin else -1
@@ -323,6 +336,7 @@ class Router:
     def add_endpoint(self, server: ReplicaServer, now: float) -> None:
         """Start routing to ``server`` at ``now`` (call after :meth:`advance` to ``now``)."""
         self.endpoints.append(server)
+        self._bound = None
         if self.waiting:
             self._offer_waiting(now)
 
@@ -330,6 +344,7 @@ class Router:
         """Stop routing to ``server`` (call after :meth:`advance` to now)."""
         if server in self.endpoints:
             self.endpoints.remove(server)
+            self._bound = None
         server.accepting = False
 
     def drain_end(self, server: ReplicaServer) -> float:
@@ -343,7 +358,8 @@ class Router:
             if end > gone_at:
                 self.latencies[index] = math.nan
                 self.exceptions[index] = DROPPED
-        server.pending = []
+        server.pending.clear()
+        self._bound = None
 
     def finish(self, t: float, servers: list[ReplicaServer]) -> RequestLog:
         """End of the run at ``t``: account everything and return the log."""
@@ -353,7 +369,7 @@ class Router:
                 if end > t:
                     self.latencies[index] = math.nan
                     self.exceptions[index] = UNFINISHED
-            server.pending = []
+            server.pending.clear()
         timeout = self.capacity.timeout_s
         for arrival, _service in self.waiting:
             self._log(math.nan, TIMED_OUT if t >= arrival + timeout else UNFINISHED)
@@ -368,6 +384,6 @@ class Router:
             outcomes[indices] = np.fromiter(self.exceptions.values(), dtype=np.int8)
         return RequestLog(
             consumed[:count].astype(np.float64, copy=False),
-            np.asarray(self.latencies, dtype=np.float64),
+            np.frombuffer(self.latencies, dtype=np.float64).copy(),
             outcomes,
         )

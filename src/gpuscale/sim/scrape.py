@@ -32,6 +32,7 @@ the series bookkeeping (nothing appeared or disappeared).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
@@ -134,6 +135,7 @@ class ScrapeTarget:
 
     __slots__ = (
         "collect",
+        "first",
         "handle",
         "honor_labels",
         "interval",
@@ -142,6 +144,7 @@ class ScrapeTarget:
         "last_keys",
         "last_refs",
         "name",
+        "next_n",
         "offset",
         "refs",
         "running",
@@ -169,6 +172,8 @@ class ScrapeTarget:
         self.last: set[SeriesKey] = set()
         self.last_keys: Sequence[SeriesKey] = ()
         self.last_refs: list[Hashable] = []
+        self.next_n = 0
+        self.first = 0.0
         self.handle: Handle | None = None
         self.running = False
         self.up_ref: Hashable | None = None
@@ -245,8 +250,10 @@ class ScrapeManager:
         if wait > interval:
             wait -= interval
         target.running = True
+        target.first = now + wait
+        target.next_n = 0
         target.handle = self.engine.at(
-            now + wait, lambda: self._scrape(target, 0, now + wait), priority=Priority.SCRAPE
+            target.first, functools.partial(self._scrape, target), priority=Priority.SCRAPE
         )
 
     def _stop(self, target: ScrapeTarget) -> None:
@@ -277,7 +284,7 @@ class ScrapeManager:
         target.last_keys = ()
         target.last_refs = []
 
-    def _scrape(self, target: ScrapeTarget, n: int, first: float) -> None:
+    def _scrape(self, target: ScrapeTarget) -> None:
         now = self.engine.now
         self.scrapes += 1
         t_ms = round(now * 1000)
@@ -306,7 +313,9 @@ class ScrapeManager:
             append = backend.append_ref
             for ref, value in zip(target.last_refs, result[1], strict=True):
                 append(ref, t_ms, value)
-        nxt = first + (n + 1) * target.interval
+        target.next_n += 1
+        handle = target.handle
+        assert handle is not None
         target.handle = self.engine.at(
-            nxt, lambda: self._scrape(target, n + 1, first), priority=Priority.SCRAPE
+            target.first + target.next_n * target.interval, handle.action, priority=Priority.SCRAPE
         )

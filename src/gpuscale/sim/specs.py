@@ -208,8 +208,11 @@ class WorkloadSpec:
 
     def pod_requirements(self) -> PodRequirements:
         """The scheduler's view of one pod of this workload (requests default to limits)."""
+        effective = quantities({**self.limits, **self.requests})
+        # extended resources (GPUs) first: they are the ones that decide most fits
+        ordered = dict(sorted(effective.items(), key=lambda item: "/" not in item[0]))
         return PodRequirements(
-            requests=quantities({**self.limits, **self.requests}),
+            requests=ordered,
             node_selector=dict(self.node_selector),
             required_terms=self.node_affinity,
             tolerations=self.tolerations,

@@ -16,6 +16,7 @@ Anything else answers ``{"status": "error", "errorType": "bad_data", ...}``.
 
 from __future__ import annotations
 
+import array
 import bisect
 import math
 import re
@@ -59,14 +60,15 @@ def format_sample_value(value: float) -> str:
 
 
 class _Series:
-    __slots__ = ("active", "labels", "matches", "name", "public", "times", "values")
+    __slots__ = ("active", "labels", "matches", "name", "public", "ref", "times", "values")
 
-    def __init__(self, labels: dict[str, str]) -> None:
+    def __init__(self, labels: dict[str, str], ref: int) -> None:
+        self.ref = ref
         self.labels = labels
         self.name = labels["__name__"]
         self.public = {k: v for k, v in labels.items() if k != "__name__"}
-        self.times: list[int] = []
-        self.values: list[float] = []
+        self.times = array.array("q")
+        self.values = array.array("d")
         self.active = True
         self.matches: dict[tuple[tuple[str, str, str], ...], bool] = {}
 
@@ -90,7 +92,10 @@ class FakeMetricsBackend(MetricsBackend):
         self.lookback_ms = lookback_ms
         self._refs: dict[tuple[tuple[str, str], ...], int] = {}
         self._series: list[_Series] = []
-        self._by_name: dict[str, list[_Series]] = {}
+        # live series by name and by (name, label, value), like Prometheus' postings
+        self._by_name: dict[str, dict[int, _Series]] = {}
+        self._names: set[str] = set()
+        self._postings: dict[tuple[str, str, str], dict[int, _Series]] = {}
         self.appends = 0
         self.queries = 0
         self._compiled: dict[str, Eval] = {}
@@ -101,9 +106,9 @@ class FakeMetricsBackend(MetricsBackend):
         if ref is None:
             ref = len(self._series)
             self._refs[key] = ref
-            series = _Series(dict(labels))
+            series = _Series(dict(labels), ref)
             self._series.append(series)
-            self._by_name.setdefault(labels["__name__"], []).append(series)
+            self._index(series)
         return ref
 
     def append_ref(self, ref: Any, t_ms: int, value: float) -> None:
@@ -116,7 +121,7 @@ class FakeMetricsBackend(MetricsBackend):
         self.appends += 1
         if not series.active:
             series.active = True
-            self._by_name[series.name].append(series)
+            self._index(series)
 
     def append(self, labels: Labels, t_ms: int, value: float) -> None:
         self.append_ref(self.series_ref(labels), t_ms, value)
@@ -134,7 +139,13 @@ class FakeMetricsBackend(MetricsBackend):
 
     def series_names(self) -> list[str]:
         """Metric names with at least one series (for tests)."""
-        return sorted(self._by_name)
+        return sorted(self._names)
+
+    def _index(self, series: _Series) -> None:
+        self._names.add(series.name)
+        self._by_name.setdefault(series.name, {})[series.ref] = series
+        for label, value in series.public.items():
+            self._postings.setdefault((series.name, label, value), {})[series.ref] = series
 
     def query(self, query: str, t_ms: int) -> dict[str, Any]:
         self.queries += 1
@@ -163,17 +174,23 @@ class FakeMetricsBackend(MetricsBackend):
         # Series with nothing left in the lookback window are dropped from the index
         # (queries move forward in time here), so dead pods cost nothing later.
         live = self._by_name.get(name)
+        for label, op, wanted in matchers:
+            if op == "=" and wanted:
+                postings = self._postings.get((name, label, wanted))
+                if not postings:
+                    return []
+                if live is None or len(postings) < len(live):
+                    live = postings
         if not live:
             return []
         out: Vector = []
-        keep: list[_Series] = []
         low = t_ms - self.lookback_ms
-        for series in live:
+        for series in list(live.values()):
             times = series.times
             if times[-1] <= low or (times[-1] <= t_ms and is_stale_marker(series.values[-1])):
                 series.active = False
+                del live[series.ref]
                 continue
-            keep.append(series)
             matched = series.matches.get(matchers)
             if matched is None:
                 labels = series.labels
@@ -188,8 +205,6 @@ class FakeMetricsBackend(MetricsBackend):
             if is_stale_marker(value):
                 continue
             out.append((series.public, value))
-        if len(keep) != len(live):
-            self._by_name[name] = keep
         return out
 
 
@@ -365,6 +380,8 @@ def _combine(op: str, left: Vector | float, right: Vector | float) -> Vector | f
         return [(labels, _apply(op, left, v)) for labels, v in right]
     if isinstance(right, float):
         return [(labels, _apply(op, v, right)) for labels, v in left]
+    if len(left) == 1 and len(right) == 1 and not left[0][0] and not right[0][0]:
+        return [(left[0][0], _apply(op, left[0][1], right[0][1]))]
     index = {tuple(sorted(labels.items())): v for labels, v in right}
     out: Vector = []
     for labels, v in left:

@@ -40,8 +40,10 @@ from gpuscale.controllers import kube_state_metrics as ksm
 from gpuscale.controllers.kubelet import pod_startup
 from gpuscale.controllers.replicaset import PodStatusView, manage_replicas
 from gpuscale.controllers.scheduler import (
+    FilterCache,
     NodeView,
     PodRequirements,
+    ScheduleResult,
     Taint,
     filter_node,
     quantities,
@@ -356,9 +358,20 @@ class World:
         )
 
         self.workloads: dict[str, _Workload] = {}
+        interned: dict[tuple[object, ...], PodRequirements] = {}
         for w_spec in spec.workloads:
             template_hash = "".join(self._names.choice(_NAME_CHARS) for _ in range(10))
-            self.workloads[w_spec.key] = _Workload(w_spec, template_hash)
+            workload = _Workload(w_spec, template_hash)
+            # equal pod requirements share one object, so per-object caches see them as one
+            req = workload.requirements
+            key = (
+                tuple(sorted(req.requests.items())),
+                tuple(sorted(req.node_selector.items())),
+                req.required_terms,
+                req.tolerations,
+            )
+            workload.requirements = interned.setdefault(key, req)
+            self.workloads[w_spec.key] = workload
         self._setup_load(load_seed, router_seed)
         for pool in spec.pools:
             for _ in range(pool.start_nodes):
@@ -373,10 +386,10 @@ class World:
         self._setup_ksm()
         if self._pending:
             self._request_schedule()
-        for key, scaler_list in (scalers or {}).items():
-            workload = self._workload(key)
+        for name, scaler_list in (scalers or {}).items():
+            target = self._workload(name)
             for scaler in scaler_list:
-                self._start_scaler(workload, scaler)
+                self._start_scaler(target, scaler)
         if spec.autoscaler.enabled:
             self._ca_next = self.engine.at(0.0, self._ca_run, priority=Priority.AUTOSCALER)
         self._touch()
@@ -544,8 +557,16 @@ class World:
         nodes = [n for n in self._nodes if n.state in ("ready", "deleting")]
         views = [n.view() for n in nodes]
         index = {n.name: i for i, n in enumerate(nodes)}
+        cache = FilterCache()
+        # within a pass nodes only fill up: a pod like one that just failed fails the same way
+        failed: dict[int, ScheduleResult] = {}
         for pod in sorted(self._pending.values(), key=lambda p: (p.created_at, p.key)):
-            result = schedule_pod(pod.workload.requirements, views, self._sched_rng)
+            requirements = pod.workload.requirements
+            result = failed.get(id(requirements)) or schedule_pod(
+                requirements, views, self._sched_rng, cache=cache
+            )
+            if result.node is None:
+                failed[id(requirements)] = result
             if result.node is not None:
                 node = nodes[index[result.node]]
                 self._bind(pod, node)
@@ -1343,20 +1364,24 @@ class World:
         self._gpus_state = self._gpus()
         states = []
         for workload in self.workloads.values():
-            phases = {"Pending": 0, "Starting": 0, "Ready": 0, "Terminating": 0}
+            phases: dict[str, int] = {}
+            ready = 0
             for pod in workload.pods.values():
-                if pod.state in phases:
-                    phases[pod.state] += 1
-            active = workload.active()
+                state = pod.state
+                phases[state] = phases.get(state, 0) + 1
+                if state == "Ready":
+                    ready += 1
+            status = len(workload.pods) - phases.get("Terminating", 0) - phases.get("Gone", 0)
+            phases.pop("Gone", None)
             states.append(
                 WorkloadState(
-                    name=workload.spec.key,
-                    spec=workload.spec_replicas,
-                    status=len(active),
-                    ready=sum(1 for p in active if p.state == "Ready"),
-                    desired=workload.desired,
-                    pods={k: v for k, v in phases.items() if v},
-                    metrics=dict(workload.metrics),
+                    workload.spec.key,
+                    workload.spec_replicas,
+                    status,
+                    ready,
+                    workload.desired,
+                    phases,
+                    dict(workload.metrics),
                 )
             )
         nodes: dict[str, dict[str, int]] = {}
