@@ -187,7 +187,7 @@ class Router:
         self._window = -1
         self._times: list[float] = []
         self._service: list[float] = []
-        self._draws: list[float] = []
+        self._draws: npt.NDArray[np.float64] = np.zeros(0)
         self._i = 0
         self.now = 0.0
 
@@ -210,7 +210,7 @@ class Router:
         self._consumed.append(arrivals.times)
         self._times = arrivals.times.tolist()
         self._service = self._service_times(arrivals.prompt_tokens, arrivals.output_tokens)
-        self._draws = self._rng.random(len(self._times)).tolist()
+        self._draws = self._rng.random(len(self._times))
         self._i = 0
 
     def advance(self, t: float) -> None:
@@ -241,7 +241,7 @@ class Router:
 
     def _dispatch(self, i: int, j: int) -> None:
         # Requests are logged in arrival order, so a request's log index is its position.
-        times, service, draws = self._times, self._service, self._draws
+        times, service = self._times, self._service
         self.arrived += j - i
         endpoints = self.endpoints
         count = len(endpoints)
@@ -264,14 +264,13 @@ class Router:
         heaps, gone, pending, busy = bound
         replace = heapq.heapreplace
         nan = math.nan
-        rr = self._rr if self._round_robin else -1
-        for k in range(i, j):
-            arrival = times[k]
-            if rr >= 0:
-                idx = rr % count
-                rr += 1
-            else:
-                idx = int(draws[k] * count)
+        if self._round_robin:
+            first_rr = self._rr
+            targets = [(first_rr + m) % count for m in range(j - i)]
+            self._rr = first_rr + (j - i)
+        else:
+            targets = (self._draws[i:j] * count).astype(np.intp).tolist()
+        for arrival, work, idx in zip(times[i:j], service[i:j], targets, strict=True):
             if arrival >= gone[idx]:
                 log(nan)
                 exceptions[n] = DROPPED
@@ -286,7 +285,7 @@ class Router:
                 exceptions[n] = TIMED_OUT
                 n += 1
                 continue
-            end = start + service[k]
+            end = start + work
             if end > deadline:
                 replace(free, deadline)
                 busy[idx]((deadline, start, arrival, -1))
@@ -300,8 +299,6 @@ class Router:
             busy[idx](entry)
             log(end - arrival)
             n += 1
-        if rr >= 0:
-            self._rr = rr
 
     def _offer_waiting(self, now: float) -> None:
         timeout = self.capacity.timeout_s

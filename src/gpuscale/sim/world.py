@@ -49,6 +49,7 @@ from gpuscale.controllers.scheduler import (
     quantities,
     schedule_pod,
 )
+from gpuscale.errors import InputError
 from gpuscale.sim.engine import Engine, Handle, Priority
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
 from gpuscale.sim.metrics import MetricsBackend
@@ -423,12 +424,22 @@ class World:
         single = next(iter(self.workloads.values())) if len(self.workloads) == 1 else None
         rate_steps: dict[str, list[RateStep | RampStep]] = {}
         if scenario is not None:
+            names = ", ".join(w.spec.name for w in self.workloads.values())
             for step in scenario.steps:
-                target = self._workload(step.workload) if step.workload else single
+                where = f"{scenario.source}:{step.line}" if step.line else scenario.source
+                try:
+                    target = self._workload(step.workload) if step.workload else single
+                except KeyError:
+                    raise InputError(
+                        f"no workload named {step.workload!r}",
+                        where=where,
+                        fix=f"name one of: {names}",
+                    ) from None
                 if target is None:
-                    raise ValueError(
-                        f"{scenario.source}:{step.line}: the step names no workload and "
-                        "the simulation has several"
+                    raise InputError(
+                        "the step names no workload and the simulation has several",
+                        where=where,
+                        fix=f"add 'workload:' to the step or the scenario (one of: {names})",
                     )
                 if isinstance(step, GaugeStep):
                     self.engine.at(
@@ -446,7 +457,11 @@ class World:
             if trace is None and not steps:
                 continue
             if workload.spec.capacity is None:
-                raise ValueError(f"workload {workload.spec.name} gets requests but has no capacity")
+                raise InputError(
+                    f"workload {workload.spec.name} gets requests but has no capacity",
+                    where=f"workload {workload.spec.name}",
+                    fix="give it a capacity (concurrency and service time, or token rates)",
+                )
             if trace is not None:
                 source: TraceSource | RateSource = TraceSource(trace)
             else:
@@ -762,6 +777,8 @@ class World:
             )
             self._servers[workload.spec.key].remove(pod.server)
         workload.pods.pop(pod.key, None)
+        pod.target = None  # the scrape loop keeps its own reference; no cycle left behind
+        pod.handles = []
         node = pod.node
         if node is not None:
             node.remove(pod)

@@ -300,3 +300,18 @@ def test_a_cpu_node_is_drained_when_its_pod_fits_elsewhere() -> None:
     assert removed
     assert result.records[-1].nodes["cpu"] == {"ready": 1}
     assert result.records[-1].workloads[0].ready == 2
+
+
+def test_scenario_steps_must_name_a_known_workload() -> None:
+    from gpuscale.errors import InputError
+
+    two = SimulationSpec((tutorial_workload(), llm_workload()), (gpu_pool(), cpu_pool()))
+    no_name = parse_scenario(GAUGE_SCENARIO, source="s.yaml")
+    with pytest.raises(InputError, match=r"s\.yaml:2: the step names no workload"):
+        Simulation(two, metrics=FakeMetricsBackend(), load=LoadSpec(scenario=no_name))
+    wrong = parse_scenario(GAUGE_SCENARIO.replace("pods: 1}", "pods: 1}\n    workload: nope"))
+    with pytest.raises(InputError, match="no workload named 'nope'"):
+        Simulation(two, metrics=FakeMetricsBackend(), load=LoadSpec(scenario=wrong))
+    rates = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n")
+    with pytest.raises(InputError, match="has no capacity"):
+        Simulation(tutorial_spec(), metrics=FakeMetricsBackend(), load=LoadSpec(scenario=rates))
