@@ -14,6 +14,10 @@ Pod phases used in ``WorkloadState.pods``: ``Pending`` (not bound to a node),
 ``Starting`` (bound; pulling the image or not yet Ready), ``Ready``, ``Terminating``.
 Node states used in ``Record.nodes``: ``provisioning`` (asked for, not yet Ready),
 ``ready``, ``deleting``.
+
+``Record.gpus`` (added in the same format version; absent in older files, which decode
+to an empty mapping) gives per pool the GPUs on existing nodes (``total``) and those
+held by Ready pods (``busy``), so idle GPU-hours can be computed from the timeline alone.
 """
 
 from __future__ import annotations
@@ -102,6 +106,8 @@ class Record:
     """The load driving the run at ``t``: ``request_rate``, gauge values set by a scenario."""
     decisions: tuple[Decision, ...] = ()
     """Decisions taken at ``t`` (may be empty when only state changed)."""
+    gpus: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    """GPUs per pool: ``{"total": on existing nodes, "busy": held by Ready pods}``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +174,8 @@ def encode_record(record: Record) -> str:
             {k: v for k, v in _decision_dict(d).items() if v != ""} for d in record.decisions
         ],
     }
+    if record.gpus:
+        doc["gpus"] = {pool: dict(counts) for pool, counts in record.gpus.items()}
     return json.dumps(doc, separators=(",", ":"))
 
 
@@ -271,4 +279,8 @@ def _decode_record(doc: Mapping[str, Any]) -> Record:
             )
             for d in doc.get("decisions") or ()
         ),
+        gpus={
+            str(pool): {str(k): int(n) for k, n in counts.items()}
+            for pool, counts in (doc.get("gpus") or {}).items()
+        },
     )

@@ -1,3 +1,71 @@
 """The discrete-event simulator: an event heap in virtual time running the controller
 models at their real periods over modelled pods and nodes. Pure.
+
+Build a :class:`SimulationSpec` (workloads, node pools, timings), choose a
+:class:`MetricsBackend` (``gpuscale.promql`` in production, the test double in
+:mod:`gpuscale.sim.testing` meanwhile), plug in the :class:`Scaler` s that resize each
+workload (KEDA, the HPA), give it a :class:`LoadSpec` (a :class:`Scenario` and/or request
+:class:`Trace` s), then ``Simulation(...).run(until)``. The result carries the timeline
+records, the request logs and the cost; :func:`summarize` turns them into the summary.
+See ``docs/simulator.md``.
 """
+
+from gpuscale.sim.engine import Engine, Event, Handle, Priority, Process
+from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
+from gpuscale.sim.metrics import MetricsBackend, query_scalar
+from gpuscale.sim.requests import RequestLog
+from gpuscale.sim.scalers import ScaleDecision, Scaler, ScaleView
+from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario, parse_scenario
+from gpuscale.sim.simulation import Simulation
+from gpuscale.sim.specs import (
+    AutoscalerTimings,
+    ControlPlaneSpec,
+    PoolSpec,
+    PrometheusSpec,
+    RequestCapacity,
+    RequestMetricNames,
+    SimulationSpec,
+    WorkloadSpec,
+)
+from gpuscale.sim.summary import Summary, summarize
+from gpuscale.sim.traces import Trace, parse_trace, read_trace
+from gpuscale.sim.world import CostReport, LoadSpec, SimulationResult
+
+__all__ = [
+    "AutoscalerTimings",
+    "ControlPlaneSpec",
+    "CostReport",
+    "Engine",
+    "Event",
+    "GaugeStep",
+    "Handle",
+    "LoadSpec",
+    "MetricsBackend",
+    "PoolSpec",
+    "Priority",
+    "Process",
+    "PrometheusSpec",
+    "RampStep",
+    "RateSchedule",
+    "RateSource",
+    "RateStep",
+    "RequestCapacity",
+    "RequestLog",
+    "RequestMetricNames",
+    "ScaleDecision",
+    "ScaleView",
+    "Scaler",
+    "Scenario",
+    "Simulation",
+    "SimulationResult",
+    "SimulationSpec",
+    "Summary",
+    "Trace",
+    "TraceSource",
+    "WorkloadSpec",
+    "parse_scenario",
+    "parse_trace",
+    "query_scalar",
+    "read_trace",
+    "summarize",
+]

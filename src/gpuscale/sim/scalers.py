@@ -1,0 +1,89 @@
+"""The seam for the objects that write a Deployment's scale subresource: KEDA's polling
+loop and the HPA's sync loop.
+
+The simulator calls each :class:`Scaler` at its own period (``period_s``, start to start,
+first at ``first_sync_s``), handing it a :class:`ScaleView` of its target — spec, status
+and ready replicas, the current time and the metrics backend to query — and applies
+the :class:`ScaleDecision` it returns: ``replicas`` is written to ``spec.replicas`` (as the
+scale subresource would be), ``desired`` is shown as the HPA's ``status.desiredReplicas``,
+``metrics`` are recorded as named values in the timeline (``query:<name>`` for what the
+query returned, ``hpa:<name>`` for what the HPA read) and ``decisions`` are recorded with
+their reasons.
+
+The real scalers are adapters (phase 2) over ``gpuscale.controllers.keda`` —
+``metrics_and_activity`` and ``request_scale`` at ``pollingInterval`` — and
+``gpuscale.controllers.hpa.HorizontalPodAutoscaler.reconcile`` every 15 s, whose metric
+read queries the backend live at every sync (no ``useCachedMetrics``). Stand-ins for
+tests are in :mod:`gpuscale.sim.testing`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from gpuscale.sim.metrics import MetricsBackend
+from gpuscale.timeline import Decision
+
+__all__ = ["ScaleDecision", "ScaleView", "Scaler"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleView:
+    """What a scaler sees of its target at one sync."""
+
+    now_s: float
+    """Seconds since the start of the run."""
+    namespace: str
+    name: str
+    """The Deployment."""
+    spec_replicas: int
+    """``spec.replicas`` (KEDA's and the HPA's "current replicas")."""
+    status_replicas: int
+    """``status.replicas``: non-terminated pods, Pending included."""
+    ready_replicas: int
+    """``status.readyReplicas``."""
+    available_replicas: int
+    """``status.availableReplicas``."""
+    metrics: MetricsBackend
+    """Where to run queries, at ``now_ms``."""
+
+    @property
+    def now_ms(self) -> int:
+        """The current time in integer milliseconds, as queries take it."""
+        return round(self.now_s * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleDecision:
+    """What one sync decided."""
+
+    replicas: int | None = None
+    """New ``spec.replicas``; None leaves it alone."""
+    desired: int | None = None
+    """The HPA's ``status.desiredReplicas`` to show; None keeps the last one."""
+    decisions: tuple[Decision, ...] = ()
+    """Decisions to record, with upstream's reasons."""
+    metrics: Mapping[str, float | None] = field(default_factory=dict)
+    """Named values to record (``query:<metric>``, ``hpa:<metric>``)."""
+
+
+@runtime_checkable
+class Scaler(Protocol):
+    """A loop that may rescale one Deployment: KEDA's poll or the HPA's sync."""
+
+    @property
+    def name(self) -> str:
+        """``keda`` or ``hpa`` (or a stand-in's name); used as the decisions' controller."""
+
+    @property
+    def period_s(self) -> float:
+        """Seconds between the starts of two syncs (pollingInterval, sync period)."""
+
+    @property
+    def first_sync_s(self) -> float:
+        """When the first sync runs (seconds since the start)."""
+
+    def sync(self, view: ScaleView) -> ScaleDecision:
+        """Run one sync against ``view``."""
