@@ -104,6 +104,26 @@ def _log_domain(x: float) -> float:
     return -_INF if x == 0 else _NAN
 
 
+_INV_LN2 = 1.4426950408889634  # 1/Ln2 rounded once, as Go's constant expression is
+_INV_LN10 = 0.4342944819032518  # 1/Ln10 likewise (1/math.log(10) would be one ulp off)
+_log = safe_unary(math.log, _log_domain)
+
+
+def _go_log2(x: float) -> float:
+    """``math.Log2``: exact for powers of two, else ``Log(frac)/Ln2 + exp``."""
+    if isnan(x) or x <= 0 or x == _INF:
+        return _log(x)
+    frac, exp = math.frexp(x)
+    if frac == 0.5:
+        return float(exp - 1)
+    return _log(frac) * _INV_LN2 + float(exp)
+
+
+def _go_log10(x: float) -> float:
+    """``math.Log10``: ``Log(x) * (1/Ln10)``, not the correctly rounded C ``log10``."""
+    return _log(x) * _INV_LN10
+
+
 def _nan(_: float) -> float:
     return _NAN
 
@@ -126,9 +146,9 @@ SIMPLE_FUNCTIONS: dict[str, Callable[[float], float]] = {
     "floor": go_floor,
     "exp": safe_unary(math.exp, _nan),
     "sqrt": safe_unary(math.sqrt, _nan),
-    "ln": safe_unary(math.log, _log_domain),
-    "log2": safe_unary(math.log2, _log_domain),
-    "log10": safe_unary(math.log10, _log_domain),
+    "ln": _log,
+    "log2": _go_log2,
+    "log10": _go_log10,
     "sgn": _sgn,
     "sin": safe_unary(math.sin, _nan),
     "cos": safe_unary(math.cos, _nan),

@@ -50,23 +50,86 @@ def go_mod(a: float, b: float) -> float:
 
 
 def _is_odd_int(y: float) -> bool:
-    return math.isfinite(y) and y == math.floor(y) and math.fmod(y, 2.0) != 0.0
+    frac, whole = math.modf(y)
+    return frac == 0 and abs(whole) < 2**63 and int(whole) & 1 == 1
+
+
+def _ldexp(frac: float, exp: int) -> float:
+    try:
+        return math.ldexp(frac, exp)
+    except OverflowError:
+        return math.copysign(_INF, frac)
 
 
 def go_pow(x: float, y: float) -> float:
-    """``math.Pow`` with its special cases (C99 ``pow`` without the exceptions)."""
-    try:
-        return math.pow(x, y)
-    except ValueError:
-        if x == 0:
-            if _is_odd_int(y):
-                return math.copysign(_INF, x)
-            return _INF
+    """``math.Pow`` of Go 1.19 (pure Go; Debian's Prometheus 2.42 is built with it).
+
+    Integer exponents use Go's repeated squaring on the mantissa, so they match Go to the
+    bit; fractional parts go through ``exp(yf * log(x))``, where the C library and Go's
+    assembly ``Exp``/``Log`` may differ in the last bit.
+    """
+    if y == 0 or x == 1:
+        return 1.0
+    if y == 1:
+        return x
+    if isnan(x) or isnan(y):
         return _NAN
-    except OverflowError:
-        if x < 0 and _is_odd_int(y):
-            return -_INF
+    if x == 0:
+        if y < 0:
+            return math.copysign(_INF, x) if _is_odd_int(y) else _INF
+        return x if _is_odd_int(y) else 0.0
+    if math.isinf(y):
+        if x == -1:
+            return 1.0
+        if (abs(x) < 1) == (y > 0):
+            return 0.0
         return _INF
+    if math.isinf(x):
+        if x < 0:
+            return go_pow(1 / x, -y)
+        return 0.0 if y < 0 else _INF
+    if y == 0.5:
+        return math.sqrt(x) if x >= 0 else _NAN
+    if y == -0.5:
+        return go_div(1.0, math.sqrt(x)) if x >= 0 else _NAN
+    yf, yi = math.modf(abs(y))
+    if yf != 0 and x < 0:
+        return _NAN
+    if yi >= 2.0**63:
+        if x == -1:
+            return 1.0
+        if (abs(x) < 1) == (y > 0):
+            return 0.0
+        return _INF
+    a1 = 1.0
+    ae = 0
+    if yf != 0:
+        if yf > 0.5:
+            yf -= 1
+            yi += 1
+        try:
+            a1 = math.exp(yf * math.log(x))
+        except OverflowError:
+            a1 = _INF
+    x1, xe = math.frexp(x)
+    i = int(yi)
+    while i != 0:
+        if xe < -(1 << 12) or xe > (1 << 12):
+            ae += xe
+            break
+        if i & 1 == 1:
+            a1 *= x1
+            ae += xe
+        x1 *= x1
+        xe <<= 1
+        if x1 < 0.5:
+            x1 += x1
+            xe -= 1
+        i >>= 1
+    if y < 0:
+        a1 = go_div(1.0, a1)
+        ae = -ae
+    return _ldexp(a1, ae)
 
 
 def safe_unary(

@@ -8,7 +8,8 @@ and rejects what RE2 rejects but Python would accept:
 
 - ``$`` is end of text in RE2 (Python also matches before a final newline): becomes ``\\Z``
   unless the ``m`` flag is used; ``\\z`` becomes ``\\Z``; ``\\Q...\\E`` is quoted.
-- ``\\d \\w \\s \\b`` are ASCII-only in RE2 (``re.ASCII``); RE2's ``\\s`` excludes ``\\v``.
+- ``\\d \\w \\s \\b`` are ASCII-only in RE2 and become explicit ASCII classes (``(?i)``
+  still folds Unicode case, as RE2 does); RE2's ``\\s`` excludes ``\\v``.
 - POSIX classes ``[[:alpha:]]`` and friends are expanded; ``x{,n}`` is a literal in RE2.
 - Lookarounds, backreferences, atomic groups and possessive quantifiers are errors in RE2
   and raise ``ValueError`` here; so do Unicode classes (``\\pL``), which ``re`` lacks.
@@ -37,6 +38,17 @@ _POSIX = {
     "xdigit": "0-9A-Fa-f",
 }
 _RE2_SPACE = "\\t\\n\\f\\r "
+_WORD = "0-9A-Za-z_"
+_ASCII_CLASSES = {
+    "d": ("0-9", False),
+    "D": ("0-9", True),
+    "w": (_WORD, False),
+    "W": (_WORD, True),
+    "s": (_RE2_SPACE, False),
+    "S": (_RE2_SPACE, True),
+}
+_WORD_BOUNDARY = f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))"
+_NOT_WORD_BOUNDARY = f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))"
 _QUANTIFIER_BRACES = re.compile(r"\{\d+(?:,\d*)?\}")
 _LEADING_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
 
@@ -67,12 +79,15 @@ def _translate(pattern: str) -> str:
                 raise ValueError(f"Unicode class \\{e} is not supported here")
             if e == "z":
                 out.append("\\Z")
-            elif e == "s":
-                out.append(_RE2_SPACE if in_class else f"[{_RE2_SPACE}]")
-            elif e == "S":
+            elif e in _ASCII_CLASSES:
+                inner, negated = _ASCII_CLASSES[e]
+                if in_class and negated:
+                    raise ValueError(f"\\{e} inside a character class is not supported here")
+                out.append(inner if in_class else f"[{'^' if negated else ''}{inner}]")
+            elif e in "bB":
                 if in_class:
-                    raise ValueError("\\S inside a character class is not supported here")
-                out.append(f"[^{_RE2_SPACE}]")
+                    raise ValueError(f"\\{e} inside a character class is not supported here")
+                out.append(_WORD_BOUNDARY if e == "b" else _NOT_WORD_BOUNDARY)
             else:
                 out.append(pattern[i : i + 2])
             i += 2
@@ -163,7 +178,7 @@ def compile_go_regex(pattern: str, *, dotall: bool) -> re.Pattern[str]:
             raise ValueError(f"flags (?{inline}) are not supported here")
         pattern = pattern[lead.end() :]
     translated = _translate(pattern)
-    flags = re.ASCII | (re.DOTALL if dotall else 0)
+    flags = re.DOTALL if dotall else 0
     prefix = f"(?{inline})" if inline else ""
     try:
         return re.compile(f"{prefix}(?:{translated})", flags)

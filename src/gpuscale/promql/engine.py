@@ -191,7 +191,7 @@ def _trunc_div(a: int, b: int) -> int:
 class _Ctx:
     """One evaluation call: the store, the version switches and the query's start/end."""
 
-    __slots__ = ("end", "lookback", "memo", "start", "store", "sub_step", "v3")
+    __slots__ = ("end", "lookback", "memo", "ranged", "start", "store", "sub_step", "v3")
 
     def __init__(
         self, store: SeriesStore, *, v3: bool, lookback: int, sub_step: int, start: int, end: int
@@ -203,6 +203,7 @@ class _Ctx:
         self.start = start
         self.end = end
         self.memo: dict[tuple[int, int], Vec] = {}
+        self.ranged = 1 if start != end else 0
 
 
 Window = tuple[Any, Sequence[int], Sequence[float], int, int]
@@ -370,18 +371,22 @@ class _Subquery(_Node):
         memo = ctx.memo
         inner = self.inner
         me = id(self)
-        for ti in range(start, maxt + 1, step):
-            key = (me, ti)
-            vec = memo.get(key)
-            if vec is None:
-                vec = inner.vec(ctx, ti)
-                memo[key] = vec
-            for labels, v in vec:
-                ss = series.get(labels)
-                if ss is None:
-                    ss = series[labels] = _SubSeries(labels)
-                ss.ts.append(ti)
-                ss.vs.append(v)
+        ctx.ranged += 1
+        try:
+            for ti in range(start, maxt + 1, step):
+                key = (me, ti)
+                vec = memo.get(key)
+                if vec is None:
+                    vec = inner.vec(ctx, ti)
+                    memo[key] = vec
+                for labels, v in vec:
+                    ss = series.get(labels)
+                    if ss is None:
+                        ss = series[labels] = _SubSeries(labels)
+                    ss.ts.append(ti)
+                    ss.vs.append(v)
+        finally:
+            ctx.ranged -= 1
         return mint, maxt, [(ss, ss.ts, ss.vs, 0, len(ss.ts)) for ss in series.values()]
 
 
@@ -406,8 +411,19 @@ class _RangeCall(_Node):
         self.scalars = scalars
         self.keep_name = name == "last_over_time"
         self.one_name = arg.one_name if self.keep_name else True
+        at = arg.selector.at if isinstance(arg, _RangeSelector) else getattr(arg, "at", None)
+        invariant = name != "predict_linear" and all(_is_constant(n) for n in scalars)
+        self.drifts = at is not None and not invariant
 
     def vec(self, ctx: _Ctx, t: int) -> Vec:
+        if self.drifts and ctx.ranged:
+            raise PromQLError(
+                f"@ modifier on the range argument of {self.name}() evaluated at several steps "
+                "(a range query or a subquery): Prometheus shifts that window step by step "
+                "(engine.go setOffsetForAtModifier), which this engine does not reproduce",
+                construct="@ modifier",
+                fix="evaluate it as an instant query, or drop the @ modifier",
+            )
         params = tuple(n.scal(ctx, t) for n in self.scalars)
         mint, maxt, wins = self.arg.windows(ctx, t)
         fn = self.factory(Binding(mint, maxt, self.range_ms, t, ctx.v3, params))
@@ -425,6 +441,12 @@ class _RangeCall(_Node):
         if not self.arg.one_name:
             _check_unique(out)
         return out
+
+
+def _is_constant(node: _Node) -> bool:
+    if isinstance(node, _Number):
+        return True
+    return isinstance(node, _Neg) and _is_constant(node.arg)
 
 
 class _AbsentOverTime(_Node):
@@ -458,11 +480,11 @@ class _MapValues(_Node):
         self.drops_all_when = drops_all_when
 
     def vec(self, ctx: _Ctx, t: int) -> Vec:
+        src = self.arg.vec(ctx, t)
         params = [n.scal(ctx, t) for n in self.scalars]
         if self.drops_all_when is not None and self.drops_all_when(*params):
             return []
         fn = self.fn
-        src = self.arg.vec(ctx, t)
         if params:
             out = [(drop_name(labels), fn(v, *params)) for labels, v in src]
         else:
@@ -644,9 +666,12 @@ class _ScalarBinary(_Node):
 
 
 class _VectorScalar(_Node):
-    """``VectorscalarBinop``: the vector keeps its labels; arithmetic drops the name."""
+    """``VectorscalarBinop``: the vector keeps its labels; arithmetic drops the name
+    (``atan2`` keeps it in 2.42, drops it in 3.x)."""
 
-    def __init__(self, op: str, vec: _Node, scalar: _Node, swap: bool, return_bool: bool) -> None:
+    def __init__(
+        self, op: str, vec: _Node, scalar: _Node, *, swap: bool, return_bool: bool, v3: bool
+    ) -> None:
         self.vec_node = vec
         self.scalar = scalar
         self.swap = swap
@@ -654,7 +679,8 @@ class _VectorScalar(_Node):
         self.is_cmp = op in _COMPARISON
         self.cmp = _compare(op) if self.is_cmp else None
         self.fn = None if self.is_cmp else _arith(op)
-        self.one_name = vec.one_name if self.is_cmp and not return_bool else True
+        self.drops = _drops_name(op, v3) or return_bool
+        self.one_name = True if self.drops else vec.one_name
 
     def vec(self, ctx: _Ctx, t: int) -> Vec:
         s = self.scalar.scal(ctx, t)
@@ -673,6 +699,10 @@ class _VectorScalar(_Node):
         else:
             fn = self.fn
             assert fn is not None
+            if not self.drops:
+                if swap:
+                    return [(labels, fn(s, v)) for labels, v in src]
+                return [(labels, fn(v, s)) for labels, v in src]
             if swap:
                 out = [(drop_name(labels), fn(s, v)) for labels, v in src]
             else:
@@ -680,6 +710,11 @@ class _VectorScalar(_Node):
         if not self.vec_node.one_name:
             _check_unique(out)
         return out
+
+
+def _drops_name(op: str, v3: bool) -> bool:
+    """``shouldDropMetricName`` (2.42) / ``changesMetricSchema`` (3.x)."""
+    return op in ("+", "-", "*", "/", "%", "^") or (v3 and op == "atan2")
 
 
 class _Signature:
@@ -748,6 +783,7 @@ class _VectorVector(_Node):
         matching_names: list[str],
         include: list[str],
         return_bool: bool,
+        v3: bool,
     ) -> None:
         self.op = op
         self.lhs = lhs
@@ -761,13 +797,21 @@ class _VectorVector(_Node):
         self.is_cmp = op in _COMPARISON
         self.cmp = _compare(op) if self.is_cmp else None
         self.fn = None if self.is_cmp else _arith(op)
-        self.one_name = not (self.is_cmp and not return_bool) or (
-            card == "one-to-one" and matching_on and METRIC_NAME not in matching_names
-        )
+        self.drops = _drops_name(op, v3)
+        many = rhs if card == "one-to-many" else lhs
+        if (
+            self.drops
+            or return_bool
+            or (card == "one-to-one" and matching_on and METRIC_NAME not in matching_names)
+            or (card == "one-to-one" and not matching_on and METRIC_NAME in matching_names)
+        ):
+            self.one_name = True
+        else:
+            self.one_name = many.one_name and METRIC_NAME not in include
 
     def _result_labels(self, many: Labels, one: Labels) -> Labels:
         labels = many
-        if not self.is_cmp:
+        if self.drops:
             labels = drop_name(labels)
         if self.card == "one-to-one":
             if self.matching_on:
@@ -1000,9 +1044,9 @@ class _Compiler:
         if lhs.kind == "scalar" and rhs.kind == "scalar":
             return _ScalarBinary(op, lhs, rhs)
         if lhs.kind == "vector" and rhs.kind == "scalar":
-            return _VectorScalar(op, lhs, rhs, False, return_bool)
+            return _VectorScalar(op, lhs, rhs, swap=False, return_bool=return_bool, v3=self.v3)
         if lhs.kind == "scalar" and rhs.kind == "vector":
-            return _VectorScalar(op, rhs, lhs, True, return_bool)
+            return _VectorScalar(op, rhs, lhs, swap=True, return_bool=return_bool, v3=self.v3)
         if lhs.kind != "vector" or rhs.kind != "vector":
             raise self.error("binary expression must contain only scalar and instant vector types")
         matching = mod.matching if mod is not None else None
@@ -1029,6 +1073,7 @@ class _Compiler:
             matching_names=names,
             include=include,
             return_bool=return_bool,
+            v3=self.v3,
         )
 
     def aggregate(self, e: Any) -> _Node:

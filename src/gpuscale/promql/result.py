@@ -162,10 +162,11 @@ def _millis(t: Any) -> int:
     return round(t * 1000)
 
 
-def result_from_api_json(body: Mapping[str, Any]) -> Result:
+def result_from_api_json(body: Mapping[str, Any], *, t_ms: int | None = None) -> Result:
     """A result from the JSON body of a successful ``/api/v1/query(_range)`` answer.
 
-    Raises ``ValueError`` naming what is malformed.
+    ``t_ms`` is the query's evaluation time, used for an empty vector (whose body carries
+    no timestamp). Raises ``ValueError`` naming what is malformed.
     """
     if body.get("status") != "success":
         raise ValueError(f"not a successful answer: status={body.get('status')!r}")
@@ -176,12 +177,12 @@ def result_from_api_json(body: Mapping[str, Any]) -> Result:
     raw = data.get("result")
     if kind == "vector" and isinstance(raw, list):
         samples = []
-        t_ms = 0
+        when = t_ms if t_ms is not None else 0
         for item in raw:
             t, v = item["value"]
-            t_ms = _millis(t)
+            when = _millis(t)
             samples.append(Sample(labels_from_mapping(item["metric"]), _value(v)))
-        return VectorResult(tuple(samples), t_ms)
+        return VectorResult(tuple(samples), when)
     if kind == "matrix" and isinstance(raw, list):
         series = []
         for item in raw:
