@@ -24,29 +24,44 @@ __all__ = ["Grouping", "aggregate", "count_values", "top_bottom_k"]
 
 Vec = list[tuple[Labels, float]]
 _NAN = math.nan
+_INF = math.inf
 _MAX_INT64 = 9.223372036854775807e18
 _sqrt = safe_unary(math.sqrt, lambda x: _NAN)
 
 
 class Grouping:
-    """``by (...)`` / ``without (...)`` of one aggregation, precomputed for fast keys."""
+    """``by (...)`` / ``without (...)`` of one aggregation, precomputed for fast keys.
 
-    __slots__ = ("by_names", "names", "without")
+    The group of a label set is memoised by the label set's identity: the evaluator hands
+    the same tuples (a series' labels) to the same aggregation evaluation after evaluation.
+    """
+
+    __slots__ = ("_memo", "by_names", "names", "without")
 
     def __init__(self, names: list[str], without: bool) -> None:
         self.without = without
         self.names = frozenset(names) | ({METRIC_NAME} if without else frozenset())
         self.by_names = tuple(sorted(set(names)))
+        self._memo: dict[int, tuple[Labels, Labels]] = {}
 
-    def key_and_labels(self, labels: Labels) -> tuple[object, Labels]:
-        """The group key of a series and the label set its group returns."""
+    def group_of(self, labels: Labels) -> Labels:
+        """The label set of the group ``labels`` falls in (also its key)."""
+        hit = self._memo.get(id(labels))
+        if hit is not None and hit[0] is labels:
+            return hit[1]
         names = self.names
         if self.without:
             kept = tuple(p for p in labels if p[0] not in names)
-            return kept, kept
-        if not names:
-            return (), ()
-        kept = tuple(p for p in labels if p[0] in names)
+        else:
+            kept = tuple(p for p in labels if p[0] in names) if names else ()
+        if len(self._memo) > 65536:
+            self._memo.clear()
+        self._memo[id(labels)] = (labels, kept)
+        return kept
+
+    def key_and_labels(self, labels: Labels) -> tuple[object, Labels]:
+        """The group key of a series and the label set its group returns."""
+        kept = self.group_of(labels)
         return kept, kept
 
 
@@ -56,15 +71,17 @@ def aggregate(op: str, vec: Vec, grouping: Grouping, param: float, v3: bool) -> 
         if not vec:
             return []
         return [((), _reduce(op, [v for _, v in vec], param, v3))]
-    groups: dict[object, tuple[Labels, list[float]]] = {}
+    groups: dict[Labels, list[float]] = {}
+    group_of = grouping.group_of
     for labels, value in vec:
-        key, out = grouping.key_and_labels(labels)
+        key = group_of(labels)
         g = groups.get(key)
         if g is None:
-            groups[key] = (out, [value])
+            groups[key] = [value]
         else:
-            g[1].append(value)
-    return [(out, _reduce(op, values, param, v3)) for out, values in groups.values()]
+            g.append(value)
+    reduce = _REDUCERS[op]
+    return [(key, reduce(values, param, v3)) for key, values in groups.items()]
 
 
 def _reduce(op: str, values: list[float], param: float, v3: bool) -> float:
@@ -72,15 +89,22 @@ def _reduce(op: str, values: list[float], param: float, v3: bool) -> float:
 
 
 def _sum(values: list[float], param: float, v3: bool) -> float:
-    if not v3:
-        total = values[0]
-        for v in values[1:]:
-            total += v
-        return total
     total = values[0]
+    if not v3:
+        for i in range(1, len(values)):
+            total += values[i]
+        return total
     c = 0.0
-    for v in values[1:]:
-        total, c = kahan_inc_v3(v, total, c)
+    for i in range(1, len(values)):
+        v = values[i]
+        t = total + v
+        if t in (_INF, -_INF):
+            c = 0.0
+        elif abs(total) >= abs(v):
+            c += (total - t) + v
+        else:
+            c += (v - t) + total
+        total = t
     return total + c
 
 

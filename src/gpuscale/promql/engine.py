@@ -48,6 +48,7 @@ from gpuscale.promql._functions import (
     SIMPLE_FUNCTIONS,
     Binding,
     RangeFactory,
+    RangeFn,
     bucket_quantile,
     go_floor,
     go_max,
@@ -72,7 +73,7 @@ from gpuscale.promql.result import (
     StringResult,
     VectorResult,
 )
-from gpuscale.promql.store import Matcher, SeriesStore
+from gpuscale.promql.store import Matcher, SeriesStore, selection_key
 
 __all__ = ["SUPPORTED_AGGREGATIONS", "SUPPORTED_FUNCTIONS", "Engine"]
 
@@ -136,6 +137,7 @@ _UNSUPPORTED_HINT = {
     "sort_by_label_desc": "an experimental function of Prometheus 2.45+",
 }
 
+_EXTRAPOLATED = frozenset({"rate", "increase", "delta"})
 _ARITHMETIC = {"+", "-", "*", "/", "%", "^", "atan2"}
 _COMPARISON = {"==", "!=", ">", "<", ">=", "<="}
 _SET = {"and", "or", "unless"}
@@ -272,30 +274,87 @@ class _Selector(_Node):
 
     def __init__(self, matchers: list[Matcher], offset: int, at: _At) -> None:
         self.matchers = matchers
+        self.key = selection_key(matchers)
         self.offset = offset
         self.at = at
         self.one_name = any(m.name == METRIC_NAME and m.op == "=" for m in matchers)
 
+    def series(self, ctx: _Ctx) -> list[Any]:
+        return ctx.store.select(self.matchers, self.key)
+
     def vec(self, ctx: _Ctx, t: int) -> Vec:
-        return [(labels, v) for labels, v, _ in self.vec_with_times(ctx, t)]
+        ref = (t if self.at is None else _base_time(self.at, ctx, t)) - self.offset
+        # Samples at or after ``oldest`` count: [t - lookback, t] in 2.x, (t - lookback, t]
+        # in 3.x (timestamps are integers, so "after t - lookback" is ">= t - lookback + 1").
+        oldest = ref - ctx.lookback + ctx.v3
+        out: Vec = []
+        append = out.append
+        for s in ctx.store.select(self.matchers, self.key):
+            ts = s.ts
+            n = len(ts)
+            if not n:
+                continue
+            if ts[n - 1] <= ref:
+                i = n - 1
+            else:
+                i = bisect_right(ts, ref) - 1
+                if i < 0:
+                    continue
+            st = ts[i]
+            if st < oldest:
+                continue
+            if s.stale is not None and _stale_at(s.stale, st):
+                continue
+            append((s.labels, s.vs[i]))
+        return out
 
     def vec_with_times(self, ctx: _Ctx, t: int) -> list[tuple[Labels, float, int]]:
         ref = _base_time(self.at, ctx, t) - self.offset
-        oldest = ref - ctx.lookback
-        left_open = ctx.v3
+        oldest = ref - ctx.lookback + ctx.v3
         out = []
-        for s in ctx.store.select(self.matchers):
+        for s in ctx.store.select(self.matchers, self.key):
             ts = s.ts
             i = bisect_right(ts, ref) - 1
             if i < 0:
                 continue
             st = ts[i]
-            if st < oldest or (left_open and st == oldest):
+            if st < oldest:
                 continue
             if s.stale is not None and _stale_at(s.stale, st):
                 continue
             out.append((s.labels, s.vs[i], st))
         return out
+
+
+def _bounds(ts: Sequence[int], first: int, maxt: int) -> tuple[int, int]:
+    """``[lo, hi)``: the indexes of the samples with ``first <= t <= maxt``.
+
+    Queries mostly look at the newest samples, so try the end of the series before
+    bisecting all of it."""
+    n = len(ts)
+    hi = n if ts[n - 1] <= maxt else bisect_right(ts, maxt)
+    j = hi - 8
+    if j <= 0:
+        return bisect_left(ts, first, 0, hi), hi
+    if ts[j] < first:
+        return bisect_left(ts, first, j + 1, hi), hi
+    k = hi - 128
+    if k > 0 and ts[k] < first:
+        return bisect_left(ts, first, k + 1, j + 1), hi
+    return bisect_left(ts, first, 0, j + 1), hi
+
+
+def _filter_stale(s: Any, lo: int, hi: int) -> tuple[list[int], list[float]] | None:
+    """The window without staleness markers, or None when it holds none."""
+    stale = s.stale
+    ts = s.ts
+    a = bisect_left(stale, ts[lo])
+    if a >= len(stale) or stale[a] > ts[hi - 1]:
+        return None
+    marks = set(stale)
+    vs = s.vs
+    keep = [i for i in range(lo, hi) if ts[i] not in marks]
+    return [ts[i] for i in keep], [vs[i] for i in keep]
 
 
 class _SubSeries:
@@ -320,31 +379,136 @@ class _RangeSelector(_Node):
         self.range_ms = range_ms
         self.one_name = selector.one_name
 
-    def windows(self, ctx: _Ctx, t: int) -> tuple[int, int, list[Window]]:
+    def _limits(self, ctx: _Ctx, t: int) -> tuple[int, int]:
         sel = self.selector
-        maxt = _base_time(sel.at, ctx, t) - sel.offset
-        mint = maxt - self.range_ms
-        left = bisect_right if ctx.v3 else bisect_left
+        maxt = (t if sel.at is None else _base_time(sel.at, ctx, t)) - sel.offset
+        return maxt - self.range_ms, maxt
+
+    def windows(self, ctx: _Ctx, t: int) -> tuple[int, int, list[Window]]:
+        mint, maxt = self._limits(ctx, t)
+        first = mint + ctx.v3  # [mint, maxt] in 2.x, (mint, maxt] in 3.x
         out: list[Window] = []
-        for s in ctx.store.select(sel.matchers):
+        for s in self.selector.series(ctx):
             ts = s.ts
-            hi = bisect_right(ts, maxt)
-            lo = left(ts, mint, 0, hi)
+            if not ts:
+                continue
+            lo, hi = _bounds(ts, first, maxt)
             if lo >= hi:
                 continue
-            stale = s.stale
-            if stale is not None:
-                a = bisect_left(stale, ts[lo])
-                if a < len(stale) and stale[a] <= ts[hi - 1]:
-                    marks = set(stale)
-                    vs = s.vs
-                    keep = [i for i in range(lo, hi) if ts[i] not in marks]
-                    if not keep:
-                        continue
-                    out.append((s, [ts[i] for i in keep], [vs[i] for i in keep], 0, len(keep)))
+            if s.stale is not None:
+                kept = _filter_stale(s, lo, hi)
+                if kept is not None:
+                    if kept[0]:
+                        out.append((s, kept[0], kept[1], 0, len(kept[0])))
                     continue
             out.append((s, ts, s.vs, lo, hi))
         return mint, maxt, out
+
+    def apply(self, ctx: _Ctx, t: int, fn: RangeFn, keep_name: bool) -> Vec:
+        """``fn`` over each series' window: the fused fast path of ``_RangeCall``."""
+        mint, maxt = self._limits(ctx, t)
+        first = mint + ctx.v3
+        out: Vec = []
+        append = out.append
+        for s in self.selector.series(ctx):
+            ts = s.ts
+            if not ts:
+                continue
+            lo, hi = _bounds(ts, first, maxt)
+            if lo >= hi:
+                continue
+            if s.stale is not None:
+                kept = _filter_stale(s, lo, hi)
+                if kept is not None:
+                    if kept[0]:
+                        v = fn(kept[0], kept[1], 0, len(kept[0]))
+                        if v is not None:
+                            append((s.labels if keep_name else s.labels_noname, v))
+                    continue
+            v = fn(ts, s.vs, lo, hi)
+            if v is not None:
+                append((s.labels if keep_name else s.labels_noname, v))
+        return out
+
+
+def _apply_extrapolated(
+    sel: _RangeSelector, ctx: _Ctx, t: int, *, is_counter: bool, is_rate: bool
+) -> Vec:
+    """rate/increase/delta over a range selector in one loop: the hot path of autoscaling
+    queries. The same computation as ``_functions._extrapolated_rate`` (which serves
+    subqueries and series with staleness markers), inlined to save two calls per series."""
+    mint, maxt = sel._limits(ctx, t)
+    v3 = ctx.v3
+    first = mint + v3
+    range_s = sel.range_ms / 1000
+    out: Vec = []
+    append = out.append
+    slow: RangeFn | None = None
+    for s in sel.selector.series(ctx):
+        ts = s.ts
+        n_all = len(ts)
+        if not n_all:
+            continue
+        hi = n_all if ts[n_all - 1] <= maxt else bisect_right(ts, maxt)
+        j = hi - 8
+        if j <= 0:
+            lo = bisect_left(ts, first, 0, hi)
+        elif ts[j] < first:
+            lo = bisect_left(ts, first, j + 1, hi)
+        else:
+            lo = _bounds(ts, first, maxt)[0]
+        n = hi - lo
+        if n < 2:
+            continue
+        if s.stale is not None and _filter_stale(s, lo, hi) is not None:
+            if slow is None:
+                slow = RANGE_FUNCTIONS[
+                    "rate" if is_rate else "increase" if is_counter else "delta"
+                ](Binding(mint, maxt, sel.range_ms, t, v3, ()))
+            kept = _filter_stale(s, lo, hi)
+            assert kept is not None
+            v = slow(kept[0], kept[1], 0, len(kept[0]))
+            if v is not None:
+                append((s.labels_noname, v))
+            continue
+        vs = s.vs
+        first_v = vs[lo]
+        last = hi - 1
+        result = vs[last] - first_v
+        if is_counter:
+            prev = first_v
+            for i in range(lo + 1, hi):
+                cur = vs[i]
+                if cur < prev:
+                    result += prev
+                prev = cur
+        first_t = ts[lo]
+        last_t = ts[last]
+        d_start = (first_t - mint) / 1000
+        d_end = (maxt - last_t) / 1000
+        sampled = (last_t - first_t) / 1000
+        avg = sampled / (n - 1)
+        threshold = avg * 1.1
+        if v3:
+            if d_start >= threshold:
+                d_start = avg / 2
+            if is_counter and result > 0 and first_v >= 0:
+                to_zero = sampled * (first_v / result)
+                d_start = min(d_start, to_zero)
+            interval = sampled + d_start
+            interval += d_end if d_end < threshold else avg / 2
+        else:
+            if is_counter and result > 0 and first_v >= 0:
+                to_zero = sampled * (first_v / result)
+                d_start = min(d_start, to_zero)
+            interval = sampled
+            interval += d_start if d_start < threshold else avg / 2
+            interval += d_end if d_end < threshold else avg / 2
+        factor = interval / sampled
+        if is_rate:
+            factor /= range_s
+        append((s.labels_noname, result * factor))
+    return out
 
 
 class _Subquery(_Node):
@@ -425,20 +589,25 @@ class _RangeCall(_Node):
                 fix="evaluate it as an instant query, or drop the @ modifier",
             )
         params = tuple(n.scal(ctx, t) for n in self.scalars)
-        mint, maxt, wins = self.arg.windows(ctx, t)
-        fn = self.factory(Binding(mint, maxt, self.range_ms, t, ctx.v3, params))
-        out: Vec = []
-        if self.keep_name:
+        arg = self.arg
+        if isinstance(arg, _RangeSelector) and self.name in _EXTRAPOLATED:
+            out = _apply_extrapolated(
+                arg, ctx, t, is_counter=self.name != "delta", is_rate=self.name == "rate"
+            )
+        elif isinstance(arg, _RangeSelector):
+            mint, maxt = arg._limits(ctx, t)
+            fn = self.factory(Binding(mint, maxt, self.range_ms, t, ctx.v3, params))
+            out = arg.apply(ctx, t, fn, self.keep_name)
+        else:
+            mint, maxt, wins = arg.windows(ctx, t)
+            fn = self.factory(Binding(mint, maxt, self.range_ms, t, ctx.v3, params))
+            label = "labels" if self.keep_name else "labels_noname"
+            out = []
             for s, ts, vs, lo, hi in wins:
                 v = fn(ts, vs, lo, hi)
                 if v is not None:
-                    out.append((s.labels, v))
-            return out
-        for s, ts, vs, lo, hi in wins:
-            v = fn(ts, vs, lo, hi)
-            if v is not None:
-                out.append((s.labels_noname, v))
-        if not self.arg.one_name:
+                    out.append((getattr(s, label), v))
+        if not self.keep_name and not arg.one_name:
             _check_unique(out)
         return out
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from gpuscale.promql.labels import METRIC_NAME, Labels, drop_name, labels_from_mapping
 
-__all__ = ["Matcher", "OutOfOrderSampleError", "SeriesStore"]
+__all__ = ["Matcher", "OutOfOrderSampleError", "SeriesStore", "selection_key"]
 
 
 class OutOfOrderSampleError(ValueError):
@@ -147,8 +147,8 @@ class SeriesStore:
                 return
         elif not s.indexed:
             self._index(s)
+        s.vs.append(value)  # first: a value that is not a number raises before any change
         ts.append(t_ms)
-        s.vs.append(value)
         if t_ms >= self._next_sweep:
             self._sweep(t_ms)
 
@@ -166,8 +166,8 @@ class SeriesStore:
                     continue
             elif not s.indexed:
                 self._index(s)
-            ts.append(t_ms)
             s.vs.append(value)
+            ts.append(t_ms)
         if t_ms >= self._next_sweep:
             self._sweep(t_ms)
 
@@ -250,12 +250,16 @@ class SeriesStore:
         stale = set(s.stale or ())
         return [(t, None if t in stale else v) for t, v in zip(s.ts, s.vs, strict=True)]
 
-    def select(self, matchers: Sequence[Matcher]) -> list[_Series]:
+    def select(
+        self, matchers: Sequence[Matcher], key: tuple[tuple[str, str, str], ...] | None = None
+    ) -> list[_Series]:
         """Indexed series matching every matcher, sorted by labels (Prometheus' order).
 
-        Selections are cached until the set of series changes.
+        Selections are cached until the set of series changes; ``key`` (from
+        ``selection_key``) saves recomputing the cache key on every evaluation.
         """
-        key = tuple(sorted(m.key for m in matchers))
+        if key is None:
+            key = selection_key(matchers)
         hit = self._select_cache.get(key)
         if hit is not None and hit[0] == self._generation:
             return hit[1]
@@ -305,6 +309,11 @@ class SeriesStore:
         assert self.retention_ms is not None
         self.drop_before(now_ms - self.retention_ms)
         self._next_sweep = now_ms + max(self.retention_ms // 8, 1)
+
+
+def selection_key(matchers: Sequence[Matcher]) -> tuple[tuple[str, str, str], ...]:
+    """The cache key of a selection: its matchers, order-independent."""
+    return tuple(sorted(m.key for m in matchers))
 
 
 def _show(labels: Labels) -> str:
