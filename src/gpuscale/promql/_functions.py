@@ -12,20 +12,24 @@ Prometheus drops the series from the result.
 
 from __future__ import annotations
 
+import calendar
 import math
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from math import isnan
 from typing import NamedTuple
 
 from gpuscale.promql._gofloat import go_div, kahan_inc, safe_unary
 
 __all__ = [
+    "DATE_FUNCTIONS",
     "RANGE_FUNCTIONS",
     "SIMPLE_FUNCTIONS",
     "Binding",
     "RangeFactory",
     "RangeFn",
     "bucket_quantile",
+    "date_field",
     "go_ceil",
     "go_floor",
     "go_max",
@@ -39,6 +43,7 @@ RangeFn = Callable[[Sequence[int], Sequence[float], int, int], float | None]
 
 _NAN = math.nan
 _INF = math.inf
+_UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def kahan_inc_v3(inc: float, total: float, c: float) -> tuple[float, float]:
@@ -166,6 +171,42 @@ SIMPLE_FUNCTIONS: dict[str, Callable[[float], float]] = {
     "rad": lambda v: v * math.pi / 180,
 }
 """Instant-vector functions that map each value and drop the metric name (``simpleFunc``)."""
+
+
+# --------------------------------------------------------------------------- dates
+
+
+def _civil(seconds: int) -> datetime:
+    try:
+        return _UNIX_EPOCH + timedelta(seconds=seconds)
+    except OverflowError:
+        raise ValueError(f"timestamp {seconds} s is outside the years 1 to 9999") from None
+
+
+def _days_in_month(d: datetime) -> float:
+    return float(calendar.monthrange(d.year, d.month)[1])
+
+
+DATE_FUNCTIONS: dict[str, Callable[[datetime], float]] = {
+    "day_of_month": lambda d: float(d.day),
+    "day_of_week": lambda d: float((d.weekday() + 1) % 7),
+    "day_of_year": lambda d: float(d.timetuple().tm_yday),
+    "days_in_month": _days_in_month,
+    "hour": lambda d: float(d.hour),
+    "minute": lambda d: float(d.minute),
+    "month": lambda d: float(d.month),
+    "year": lambda d: float(d.year),
+}
+"""Calendar fields of a Unix time in UTC (``dateWrapper``); Sunday is day 0 of the week."""
+
+
+def date_field(name: str, unix_seconds: float) -> float:
+    """``name`` of the UTC date at ``unix_seconds`` truncated toward zero, as Go's
+    ``time.Unix(int64(v), 0).UTC()``. ``ValueError`` for NaN, ±Inf or years outside 1-9999,
+    where Go's answer depends on its integer conversion of nonsense."""
+    if isnan(unix_seconds) or math.isinf(unix_seconds):
+        raise ValueError(f"{name}() of {unix_seconds} is not a time")
+    return DATE_FUNCTIONS[name](_civil(int(unix_seconds)))
 
 
 # --------------------------------------------------------------------------- rate & co
@@ -318,6 +359,34 @@ def _changes(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float 
             count += 1
         prev = cur
     return float(count)
+
+
+def _holt_winters(sf: float, tf: float) -> RangeFn:
+    """``funcHoltWinters`` of 2.42 (double exponential smoothing; gone from 3.x)."""
+
+    def trend(i: int, s0: float, s1: float, b: float) -> float:
+        if i == 0:
+            return b
+        return tf * (s1 - s0) + (1 - tf) * b
+
+    def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+        if not 0 < sf < 1:
+            raise ValueError(f"invalid smoothing factor. Expected: 0 < sf < 1, got: {sf:f}")
+        if not 0 < tf < 1:
+            raise ValueError(f"invalid trend factor. Expected: 0 < tf < 1, got: {tf:f}")
+        if hi - lo < 2:
+            return None
+        s0 = 0.0
+        s1 = vs[lo]
+        b = vs[lo + 1] - vs[lo]
+        for i in range(1, hi - lo):
+            x = sf * vs[lo + i]
+            b = trend(i - 1, s0, s1, b)
+            y = (1 - sf) * (s1 + b)
+            s0, s1 = s1, x + y
+        return s1
+
+    return fn
 
 
 # --------------------------------------------------------------------------- *_over_time
@@ -591,5 +660,6 @@ RANGE_FUNCTIONS: dict[str, RangeFactory] = {
     "stddev_over_time": lambda b: _stddev_over_time(b.v3),
     "stdvar_over_time": lambda b: _stdvar_over_time(b.v3),
     "quantile_over_time": lambda b: _quantile_over_time(b.scalars[0]),
+    "holt_winters": lambda b: _holt_winters(b.scalars[0], b.scalars[1]),
 }
 """Functions over a range vector, by name; ``absent_over_time`` is handled by the engine."""

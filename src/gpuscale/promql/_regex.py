@@ -50,7 +50,7 @@ _ASCII_CLASSES = {
 _WORD_BOUNDARY = f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))"
 _NOT_WORD_BOUNDARY = f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))"
 _QUANTIFIER_BRACES = re.compile(r"\{\d+(?:,\d*)?\}")
-_LEADING_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
+_INLINE_FLAGS = re.compile(r"\(\?([a-zA-Z-]+)\)")
 
 
 def _translate(pattern: str) -> str:
@@ -60,6 +60,9 @@ def _translate(pattern: str) -> str:
     n = len(pattern)
     in_class = False
     last_was_quantifier = False
+    # Closing parentheses owed per open group: RE2 lets ``(?i)`` switch flags for the rest
+    # of the enclosing group; Python only scopes flags as ``(?i:...)``, closed at group end.
+    owed = [0]
     while i < n:
         c = pattern[i]
         if c == "\\":
@@ -132,6 +135,24 @@ def _translate(pattern: str) -> str:
             rest = pattern[i + 2 : i + 4]
             if rest[:1] in ("=", "!", ">", "#") or rest in ("<=", "<!"):
                 raise ValueError(f"'(?{rest[:2]}' is not supported by RE2")
+            flags = _INLINE_FLAGS.match(pattern, i)
+            if flags is not None:
+                if set(flags.group(1)) - set("ims-"):
+                    raise ValueError(f"flags (?{flags.group(1)}) are not supported here")
+                out.append(f"(?{flags.group(1)}:")
+                owed[-1] += 1
+                i = flags.end()
+                last_was_quantifier = False
+                continue
+        if c == "(":
+            owed.append(0)
+        elif c == ")":
+            if len(owed) > 1:
+                out.append(")" * owed.pop())
+            out.append(c)
+            i += 1
+            last_was_quantifier = False
+            continue
         if c in "*+?":
             if last_was_quantifier and c == "+":
                 raise ValueError("possessive quantifiers are not supported by RE2")
@@ -162,6 +183,7 @@ def _translate(pattern: str) -> str:
         last_was_quantifier = False
     if in_class:
         raise ValueError("missing closing ]")
+    out.append(")" * owed[0])
     return "".join(out)
 
 
@@ -170,18 +192,10 @@ def compile_go_regex(pattern: str, *, dotall: bool) -> re.Pattern[str]:
 
     Use ``fullmatch`` on the result. Raises ``ValueError`` for what cannot be honoured.
     """
-    lead = _LEADING_FLAGS.match(pattern)
-    inline = ""
-    if lead is not None:
-        inline = lead.group(1)
-        if set(inline) - set("ims"):
-            raise ValueError(f"flags (?{inline}) are not supported here")
-        pattern = pattern[lead.end() :]
     translated = _translate(pattern)
     flags = re.DOTALL if dotall else 0
-    prefix = f"(?{inline})" if inline else ""
     try:
-        return re.compile(f"{prefix}(?:{translated})", flags)
+        return re.compile(f"(?:{translated})", flags)
     except re.error as exc:
         raise ValueError(str(exc)) from exc
 

@@ -30,6 +30,7 @@ compile time, before any evaluation: a query either answers as Prometheus does o
 
 from __future__ import annotations
 
+import contextlib
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
@@ -44,12 +45,14 @@ from gpuscale.promql._aggregate import count_values as _count_values
 from gpuscale.promql._aggregate import top_bottom_k as _top_bottom_k
 from gpuscale.promql._errors import PromQLError
 from gpuscale.promql._functions import (
+    DATE_FUNCTIONS,
     RANGE_FUNCTIONS,
     SIMPLE_FUNCTIONS,
     Binding,
     RangeFactory,
     RangeFn,
     bucket_quantile,
+    date_field,
     go_floor,
     go_max,
     go_min,
@@ -81,6 +84,19 @@ Vec = list[tuple[Labels, float]]
 Version = Literal["2", "3"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+# promql-parser follows Prometheus 2.45+, which no longer knows 2.42's holt_winters; a later
+# promql-parser may know it already (ValueError).
+with contextlib.suppress(ValueError):
+    pp.register_extra_functions(
+        [
+            pp.Function(
+                "holt_winters",
+                [pp.ValueType.Matrix, pp.ValueType.Scalar, pp.ValueType.Scalar],
+                pp.ValueType.Vector,
+            )
+        ]
+    )
 _MS = timedelta(milliseconds=1)
 _MAX_POINTS = 11_000
 
@@ -120,12 +136,17 @@ _INSTANT_FUNCTIONS = {
     "vector",
 }
 SUPPORTED_FUNCTIONS = frozenset(
-    _INSTANT_FUNCTIONS | set(SIMPLE_FUNCTIONS) | set(RANGE_FUNCTIONS) | {"absent_over_time"}
+    _INSTANT_FUNCTIONS
+    | set(SIMPLE_FUNCTIONS)
+    | set(RANGE_FUNCTIONS)
+    | set(DATE_FUNCTIONS)
+    | {"absent_over_time"}
 )
 """Functions the engine evaluates; every other name raises ``PromQLError``."""
 
 _UNSUPPORTED_HINT = {
-    "holt_winters": "removed in Prometheus 3 (renamed double_exponential_smoothing)",
+    "holt_winters": "removed in Prometheus 3: renamed double_exponential_smoothing and "
+    "put behind the promql-experimental-functions flag",
     "double_exponential_smoothing": "an experimental function of Prometheus 3",
     "histogram_count": "native histograms are not modelled",
     "histogram_sum": "native histograms are not modelled",
@@ -588,6 +609,12 @@ class _RangeCall(_Node):
                 construct="@ modifier",
                 fix="evaluate it as an instant query, or drop the @ modifier",
             )
+        try:
+            return self._vec(ctx, t)
+        except ValueError as exc:
+            raise PromQLError(str(exc), construct=f"{self.name}()") from None
+
+    def _vec(self, ctx: _Ctx, t: int) -> Vec:
         params = tuple(n.scal(ctx, t) for n in self.scalars)
         arg = self.arg
         if isinstance(arg, _RangeSelector) and self.name in _EXTRAPOLATED:
@@ -727,6 +754,30 @@ class _ScalarOf(_Node):
     def scal(self, ctx: _Ctx, t: int) -> float:
         v = self.arg.vec(ctx, t)
         return v[0][1] if len(v) == 1 else math.nan
+
+
+class _Date(_Node):
+    """hour(), month(), ... (``dateWrapper``): of each value, or of the evaluation time."""
+
+    def __init__(self, name: str, arg: _Node | None) -> None:
+        self.name = name
+        self.arg = arg
+
+    def _field(self, seconds: float) -> float:
+        try:
+            return date_field(self.name, seconds)
+        except ValueError as exc:
+            raise PromQLError(
+                str(exc), construct=f"{self.name}()", fix="pass Unix times in seconds"
+            ) from None
+
+    def vec(self, ctx: _Ctx, t: int) -> Vec:
+        if self.arg is None:
+            return [((), self._field(_trunc_div(t, 1000)))]
+        out = [(drop_name(labels), self._field(v)) for labels, v in self.arg.vec(ctx, t)]
+        if not self.arg.one_name:
+            _check_unique(out)
+        return out
 
 
 class _Time(_Node):
@@ -1268,7 +1319,7 @@ class _Compiler:
     def call(self, e: Any) -> _Node:
         name = str(e.func.name)
         args = list(e.args)
-        if name not in SUPPORTED_FUNCTIONS:
+        if name not in SUPPORTED_FUNCTIONS or (name == "holt_winters" and self.v3):
             raise self.unsupported(f"function {name}()", _UNSUPPORTED_HINT.get(name, ""))
         if name in RANGE_FUNCTIONS:
             scalar_args: list[_Node] = []
@@ -1290,6 +1341,8 @@ class _Compiler:
         if name in SIMPLE_FUNCTIONS:
             return _MapValues(self.compile(args[0]), SIMPLE_FUNCTIONS[name], [])
         nodes = [self.compile(a) for a in args]
+        if name in DATE_FUNCTIONS:
+            return _Date(name, nodes[0] if nodes else None)
         if name == "time":
             return _Time()
         if name == "pi":

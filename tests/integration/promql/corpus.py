@@ -516,6 +516,10 @@ class _Gen:
         if name == "quantile_over_time":
             q = self.choice(["0", "0.5", "0.9", "0.99", "1", "-1", "2", "NaN"])
             return f"quantile_over_time({q}, {m})"
+        if name == "holt_winters":
+            sf = self.choice(["0.1", "0.5", "0.9", "0.01"])
+            tf = self.choice(["0.1", "0.5", "0.99", "1.5"])
+            return f"holt_winters({m}, {sf}, {tf})"
         if name == "predict_linear":
             return f"predict_linear({m}, {self.choice(['0', '60', '3600', '-300', '1.5'])})"
         return f"{name}({m})"
@@ -640,6 +644,11 @@ class _Gen:
             return f"absent_over_time({sel})"
         if name == "timestamp":
             return f"timestamp({v})"
+        if name in _DATE_FUNCS:
+            # Go turns NaN, ±Inf and out-of-range seconds into a date through an undefined
+            # integer conversion; the engine refuses those (docs/promql.md), so feed times.
+            arg = self.choice(["", "vector(time())", f"timestamp({self.selector()})"])
+            return f"{name}({arg})"
         return f"{name}({v})"
 
     def binary(self, depth: int, op: str | None = None) -> str:
@@ -731,6 +740,17 @@ _RANGE_FUNCS = {
     "stddev_over_time",
     "stdvar_over_time",
     "present_over_time",
+    "holt_winters",
+}
+_DATE_FUNCS = {
+    "day_of_month",
+    "day_of_week",
+    "day_of_year",
+    "days_in_month",
+    "hour",
+    "minute",
+    "month",
+    "year",
 }
 _INSTANT_FUNCS = (SUPPORTED_FUNCTIONS - _RANGE_FUNCS) - {"time", "pi", "scalar"}
 _TRANSCENDENTAL = {
