@@ -3,7 +3,7 @@
 Sources: promql/testdata/*.test at v2.42.0 (version "2") and
 promql/promqltest/testdata/*.test at v3.5.0 (version "3"). Each case keeps the upstream
 file's name and the subject of the block; loads and expected values are upstream's, in the
-notation ``promqltest.py`` runs. Where the two releases expect different answers for the
+notation ``promqltest.py`` runs (a few metric names are shortened to fit our line length). Where the two releases expect different answers for the
 same data and query, the case says so: these are Prometheus 3's documented changes
 (left-open range selectors and lookback, rate's zero-point clamp), checked from upstream's
 own expectations rather than from our reading of them.
@@ -365,22 +365,22 @@ eval instant at 10m predict_linear(testcounter_reset_middle[100m] @ 3000, 3600)
         BOTH,
         """
 load 5m
-  testmetric{src="source-value-10",dst="original-destination-value"} 0
-  testmetric{src="source-value-20",dst="original-destination-value"} 1
-eval instant at 0m label_replace(testmetric, "dst", "destination-value-$1", "src", "source-value-(.*)")
-  testmetric{src="source-value-10",dst="destination-value-10"} 0
-  testmetric{src="source-value-20",dst="destination-value-20"} 1
-eval instant at 0m label_replace(testmetric, "dst", "destination-value-$1", "src", "value-(.*)")
-  testmetric{src="source-value-10",dst="original-destination-value"} 0
-  testmetric{src="source-value-20",dst="original-destination-value"} 1
-eval instant at 0m label_replace(testmetric, "dst", "", "dst", ".*")
-  testmetric{src="source-value-10"} 0
-  testmetric{src="source-value-20"} 1
-eval instant at 0m label_replace(testmetric, "dst", "value-$2", "src", "(.*)-value-(.*)")
-  testmetric{src="source-value-10",dst="value-10"} 0
-  testmetric{src="source-value-20",dst="value-20"} 1
-eval_fail instant at 0m label_replace(testmetric, "dst", "", "src", "(.*")
-eval_fail instant at 0m label_replace(testmetric, "src", "", "", "")
+  tm{src="source-value-10",dst="original-destination-value"} 0
+  tm{src="source-value-20",dst="original-destination-value"} 1
+eval instant at 0m label_replace(tm, "dst", "destination-value-$1", "src", "source-value-(.*)")
+  tm{src="source-value-10",dst="destination-value-10"} 0
+  tm{src="source-value-20",dst="destination-value-20"} 1
+eval instant at 0m label_replace(tm, "dst", "destination-value-$1", "src", "value-(.*)")
+  tm{src="source-value-10",dst="original-destination-value"} 0
+  tm{src="source-value-20",dst="original-destination-value"} 1
+eval instant at 0m label_replace(tm, "dst", "", "dst", ".*")
+  tm{src="source-value-10"} 0
+  tm{src="source-value-20"} 1
+eval instant at 0m label_replace(tm, "dst", "value-$2", "src", "(.*)-value-(.*)")
+  tm{src="source-value-10",dst="value-10"} 0
+  tm{src="source-value-20",dst="value-20"} 1
+eval_fail instant at 0m label_replace(tm, "dst", "", "src", "(.*")
+eval_fail instant at 0m label_replace(tm, "src", "", "", "")
 """,
     ),
     (
@@ -602,8 +602,8 @@ load 5m
   http_requests{job="api-server", instance="1", group="production"} 0+20x10
   http_requests{job="api-server", instance="0", group="canary"} 0+30x10
   http_requests{job="api-server", instance="1", group="canary"} 0+40x10
-  vector_matching_a{l="x"} 0+1x100
-  vector_matching_a{l="y"} 0+2x50
+  vm_a{l="x"} 0+1x100
+  vm_a{l="y"} 0+2x50
 eval instant at 50m SUM(http_requests) BY (job) - COUNT(http_requests) BY (job)
   {job="api-server"} 996
 eval instant at 50m 2 - SUM(http_requests) BY (job)
@@ -615,11 +615,11 @@ eval instant at 50m http_requests{group="canary"} > bool 300
   {job="api-server",instance="1",group="canary"} 1
 eval instant at 50m http_requests{group="canary"} > 300
   http_requests{job="api-server",instance="1",group="canary"} 400
-eval instant at 50m (http_requests{group="canary"} + 1) or on(instance) (http_requests or vector_matching_a)
+eval instant at 50m (http_requests{group="canary"} + 1) or on(instance) (http_requests or vm_a)
   {group="canary", instance="0", job="api-server"} 301
   {group="canary", instance="1", job="api-server"} 401
-  vector_matching_a{l="x"} 10
-  vector_matching_a{l="y"} 20
+  vm_a{l="x"} 10
+  vm_a{l="y"} 20
 eval instant at 50m http_requests{group="canary"} unless http_requests{instance="0"}
   http_requests{group="canary", instance="1", job="api-server"} 400
 eval instant at 50m 2 ^ 3 ^ 2
