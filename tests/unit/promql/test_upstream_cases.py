@@ -3,10 +3,11 @@
 Sources: promql/testdata/*.test at v2.42.0 (version "2") and
 promql/promqltest/testdata/*.test at v3.5.0 (version "3"). Each case keeps the upstream
 file's name and the subject of the block; loads and expected values are upstream's, in the
-notation ``promqltest.py`` runs (a few metric names are shortened to fit our line length). Where the two releases expect different answers for the
-same data and query, the case says so: these are Prometheus 3's documented changes
-(left-open range selectors and lookback, rate's zero-point clamp), checked from upstream's
-own expectations rather than from our reading of them.
+notation ``promqltest.py`` runs (a few metric names are shortened to fit our line length).
+Where the two releases expect different answers for the same data and query, the case says
+so: these are Prometheus 3's documented changes (left-open range selectors and lookback,
+rate's zero-point clamp), checked from upstream's own expectations rather than from our
+reading of them.
 
 These complement the differential suite: they cover staleness markers (which backfilled
 OpenMetrics cannot carry) and the 3.x behaviour (which no server here runs).
