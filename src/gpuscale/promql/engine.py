@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 import promql_parser as pp
@@ -83,7 +84,7 @@ __all__ = ["SUPPORTED_AGGREGATIONS", "SUPPORTED_FUNCTIONS", "Engine"]
 Vec = list[tuple[Labels, float]]
 Version = Literal["2", "3"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SYSTEM_TIME = re.compile(r"tv_sec: (-?\d+),\s*tv_nsec: (\d+)")
 
 # promql-parser follows Prometheus 2.45+, which no longer knows 2.42's holt_winters; a later
 # promql-parser may know it already (ValueError).
@@ -1192,12 +1193,7 @@ class _Compiler:
         raise self.unsupported(f"expression {type(e).__name__}")
 
     def at(self, node: Any) -> _At:
-        try:
-            at = node.at
-        except BaseException as exc:  # pyo3 panics on timestamps before 1970
-            if isinstance(exc, KeyboardInterrupt | SystemExit):
-                raise
-            raise self.unsupported("@ modifier before 1970") from None
+        at = node.at
         if at is None:
             return None
         kind = str(at.type).rsplit(".", 1)[-1]
@@ -1205,8 +1201,14 @@ class _Compiler:
             return "start"
         if kind == "End":
             return "end"
-        millis: int = (at.at - _EPOCH) // _MS
-        return millis
+        # promql-parser hands the time over as a datetime, which panics (in Rust) for
+        # times before 1970; its debug form carries the seconds and nanoseconds of any
+        # time, and the node's own @ comes last (nested ones print first).
+        found = _SYSTEM_TIME.findall(repr(node))
+        if not found:
+            raise self.unsupported("@ modifier")
+        seconds, nanos = found[-1]
+        return int(seconds) * 1000 + int(nanos) // 1_000_000
 
     def selector(self, e: Any) -> _Selector:
         matchers = e.matchers

@@ -848,6 +848,8 @@ def _fixed_queries(gen: _Gen) -> list[str]:
         "count_over_time(sparse_gauge[10m])",
         "absent_over_time(sparse_gauge[1m])",
         f"my_custom_gauge @ {t}",
+        "my_custom_gauge @ -10",
+        "vector(1) @ 100",
         f"rate(http_requests_total[5m] @ {t})",
         "rate(http_requests_total[5m] @ end())",
         "max_over_time(my_custom_gauge[10m:1m] @ start())",
