@@ -1235,9 +1235,10 @@ class _Compiler:
                 construct="regex matcher",
             ) from None
         full = regex.fullmatch
+        dialect = "s" if self.v3 else ""
         if kind == "Re":
-            return Matcher(name, "=~", value, lambda v: full(v) is not None)
-        return Matcher(name, "!~", value, lambda v: full(v) is None)
+            return Matcher(name, "=~", value, lambda v: full(v) is not None, dialect)
+        return Matcher(name, "!~", value, lambda v: full(v) is None, dialect)
 
     def subquery(self, e: Any) -> _Subquery:
         inner = self.compile(e.expr)

@@ -47,17 +47,20 @@ class OutOfOrderSampleError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Matcher:
     """One label matcher of a selector: ``name`` ``op`` ``value`` with ``op`` one of
-    ``=``, ``!=``, ``=~``, ``!~``; ``matches`` tests a label value (``""`` when absent)."""
+    ``=``, ``!=``, ``=~``, ``!~``; ``matches`` tests a label value (``""`` when absent).
+    ``dialect`` tells regex flavours apart (Prometheus 3's ``.`` also matches newlines),
+    so engines of both versions can share a store's selection cache."""
 
     name: str
     op: str
     value: str
     matches: Callable[[str], bool]
+    dialect: str = ""
 
     @property
     def key(self) -> tuple[str, str, str]:
         """What identifies the matcher (for caching selections)."""
-        return (self.name, self.op, self.value)
+        return (self.name, self.op + self.dialect, self.value)
 
     @property
     def matches_empty(self) -> bool:
