@@ -116,7 +116,7 @@ class PrometheusClient:
         params = {"query": query}
         if t_ms is not None:
             params["time"] = _seconds(t_ms)
-        return self._result(self._api("/api/v1/query", params, query), t_ms)
+        return self._result("/api/v1/query", self._api("/api/v1/query", params, query), t_ms)
 
     def query_range(self, query: str, start_ms: int, end_ms: int, step_ms: int) -> MatrixResult:
         """A range query; Prometheus returns series sorted by labels."""
@@ -126,7 +126,8 @@ class PrometheusClient:
             "end": _seconds(end_ms),
             "step": f"{step_ms / 1000:g}",
         }
-        result = self._result(self._api("/api/v1/query_range", params, query), None)
+        path = "/api/v1/query_range"
+        result = self._result(path, self._api(path, params, query), None)
         if not isinstance(result, MatrixResult):
             raise UnavailableError(
                 f"{self.base_url}/api/v1/query_range answered a {result.result_type}, not a matrix"
@@ -217,12 +218,12 @@ class PrometheusClient:
             )
         return body
 
-    def _result(self, body: dict[str, Any], t_ms: int | None) -> Result:
+    def _result(self, path: str, body: dict[str, Any], t_ms: int | None) -> Result:
         try:
             return result_from_api_json(body, t_ms=t_ms)
         except (ValueError, KeyError, TypeError) as exc:
             raise UnavailableError(
-                f"{self.base_url}: malformed query answer ({exc})",
+                f"{self.base_url}{path}: malformed query answer ({exc})",
                 fix="check that the URL points at a Prometheus server's HTTP API",
             ) from None
 
