@@ -141,6 +141,18 @@ class PrometheusClient:
             params["time"] = _seconds(t_ms)
         return self._api("/api/v1/query", params, query)
 
+    def query_range_json(
+        self, query: str, start_ms: int, end_ms: int, step_ms: int
+    ) -> dict[str, Any]:
+        """The raw JSON body of a range query."""
+        params = {
+            "query": query,
+            "start": _seconds(start_ms),
+            "end": _seconds(end_ms),
+            "step": f"{step_ms / 1000:g}",
+        }
+        return self._api("/api/v1/query_range", params, query)
+
     def targets(self, *, state: str = "active") -> list[Target]:
         """Scrape targets (``state``: ``active``, ``dropped`` or ``any``; dropped ones have
         no health and are reported with health ``"dropped"``)."""

@@ -36,6 +36,7 @@ from gpuscale.promql import (
     VectorResult,
 )
 from tests.integration.promql.corpus import (
+    TUTORIAL_QUERY,
     Check,
     SeriesSpec,
     build_corpus,
@@ -253,3 +254,29 @@ def test_corpus_covers_the_subset() -> None:
             missing.append(construct)
     assert len(CORPUS) >= 2000
     assert not missing, missing
+
+
+# Queries whose answers Prometheus orders deterministically, so the bodies compare exactly.
+EXACT_JSON = [
+    TUTORIAL_QUERY,
+    "weird",
+    "-weird",
+    "weird * 1e-7",
+    "weird * 1e22",
+    "special_labels",
+    "sum by (kind) (weird)",
+    "my_custom_gauge[5m]",
+    "time()",
+    '"text"',
+]
+
+
+@pytest.mark.parametrize("query", EXACT_JSON)
+def test_api_json_is_identical(query: str, engine: Engine, prometheus: PrometheusClient) -> None:
+    """Byte for byte once parsed: value strings, timestamps, label maps and order."""
+    t = T0_MS + 100 * 60_000 + 500
+    assert engine.instant(query, t).to_api_json() == prometheus.query_json(query, t_ms=t)
+    if query in ("weird", "sum by (kind) (weird)", TUTORIAL_QUERY):
+        start, end, step = t, t + 10 * 60_000, 60_000
+        ours = engine.range(query, start, end, step).to_api_json()
+        assert ours == prometheus.query_range_json(query, start, end, step)

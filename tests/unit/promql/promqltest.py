@@ -297,3 +297,38 @@ def _check_range(
         if points.keys() != exp.keys() or not all(_close(points[t], exp[t]) for t in points):
             outcome.failures.append(f"{where}: {dict(labels)} {points} vs {exp}")
             return
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run upstream test files from a Prometheus checkout, block by block (``clear``).
+
+    ``python -m tests.unit.promql.promqltest --version 2 prometheus/promql/testdata/*.test``
+    Blocks using notation this runner does not read (native histograms, ``eval_warn``, ...)
+    are reported as skipped; failures are printed.
+    """
+    import argparse
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(description="Run Prometheus PromQL test files.")
+    parser.add_argument("--version", choices=["2", "3"], required=True)
+    parser.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    evals = failures = skipped = 0
+    for path in args.files:
+        for block in path.read_text().split("\nclear\n"):
+            try:
+                outcome = run_script(block, version=args.version)
+            except (ValueError, SyntaxError) as exc:
+                skipped += 1
+                print(f"{path.name}: block skipped ({' '.join(str(exc).split())[:120]})")
+                continue
+            evals += outcome.evals
+            failures += len(outcome.failures)
+            for failure in outcome.failures:
+                print(f"{path.name}: {failure}")
+    print(f"{evals} evals, {failures} failures, {skipped} blocks skipped")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
