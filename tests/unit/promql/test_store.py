@@ -142,3 +142,18 @@ def test_missing_label_matches_empty_value() -> None:
     engine = Engine(store)
     assert [s.value for s in engine.instant('m{pod=""}', 0).samples] == [2.0]
     assert [s.value for s in engine.instant('m{pod!=""}', 0).samples] == [1.0]
+
+
+@pytest.mark.parametrize("fn", ["rate", "increase", "delta", "count_over_time"])
+def test_range_functions_skip_staleness_markers(fn: str) -> None:
+    store = SeriesStore()
+    labels = {"__name__": "m"}
+    store.append(labels, 0, 0.0)
+    store.append(labels, 15_000, 10.0)
+    store.mark_stale(labels, 30_000)
+    store.append(labels, 45_000, 20.0)
+    # Window (0, 60 s] holds 10 @ 15 s and 20 @ 45 s: increase 10 over 30 s, extrapolated
+    # by 15 s at each end (both under 1.1 x the 30 s average spacing): x2.
+    want = {"rate": 20 / 60, "increase": 20.0, "delta": 20.0, "count_over_time": 2.0}[fn]
+    result = Engine(store).instant(f"{fn}(m[1m])", 60_000)
+    assert result.samples[0].value == pytest.approx(want)  # type: ignore[union-attr]
