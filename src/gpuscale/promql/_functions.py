@@ -321,6 +321,8 @@ def _linear_regression(
 
 
 def _deriv(v3: bool) -> RangeFn:
+    """``funcDeriv``: slope of the least-squares line, per second."""
+
     def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
         if hi - lo < 2:
             return None
@@ -330,6 +332,8 @@ def _deriv(v3: bool) -> RangeFn:
 
 
 def _predict_linear(eval_t: int, duration: float, v3: bool) -> RangeFn:
+    """``funcPredictLinear``: the line's value ``duration`` s after the evaluation time."""
+
     def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
         if hi - lo < 2:
             return None
@@ -340,6 +344,7 @@ def _predict_linear(eval_t: int, duration: float, v3: bool) -> RangeFn:
 
 
 def _resets(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+    """``funcResets``: decreases between consecutive samples."""
     count = 0
     prev = vs[lo]
     for i in range(lo + 1, hi):
@@ -351,6 +356,7 @@ def _resets(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float |
 
 
 def _changes(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+    """``funcChanges``: value changes, NaN to NaN not counted."""
     count = 0
     prev = vs[lo]
     for i in range(lo + 1, hi):
@@ -434,18 +440,22 @@ def _avg_over_time_v3(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) 
 
 
 def _count_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+    """``funcCountOverTime``."""
     return float(hi - lo)
 
 
 def _last_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+    """``funcLastOverTime`` (keeps the metric name)."""
     return vs[hi - 1]
 
 
 def _present_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+    """``funcPresentOverTime``."""
     return 1.0
 
 
 def _max_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+    """``funcMaxOverTime``: NaN loses to any number."""
     best = vs[lo]
     for i in range(lo, hi):
         v = vs[i]
@@ -455,6 +465,7 @@ def _max_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> 
 
 
 def _min_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
+    """``funcMinOverTime``: NaN loses to any number."""
     best = vs[lo]
     for i in range(lo, hi):
         v = vs[i]
@@ -464,6 +475,7 @@ def _min_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> 
 
 
 def _sum_over_time(v3: bool) -> RangeFn:
+    """``funcSumOverTime``: compensated sum."""
     inc = kahan_inc_v3 if v3 else kahan_inc
 
     def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
@@ -478,6 +490,7 @@ def _sum_over_time(v3: bool) -> RangeFn:
 
 
 def _variance(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int, v3: bool) -> float:
+    """``funcStdvarOverTime``'s compensated running variance (population)."""
     inc = kahan_inc_v3 if v3 else kahan_inc
     count = mean = c_mean = aux = c_aux = 0.0
     for i in range(lo, hi):
@@ -490,6 +503,8 @@ def _variance(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int, v3: bool
 
 
 def _stdvar_over_time(v3: bool) -> RangeFn:
+    """``funcStdvarOverTime``."""
+
     def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
         return _variance(ts, vs, lo, hi, v3)
 
@@ -497,6 +512,7 @@ def _stdvar_over_time(v3: bool) -> RangeFn:
 
 
 def _stddev_over_time(v3: bool) -> RangeFn:
+    """``funcStddevOverTime``."""
     sqrt = safe_unary(math.sqrt, _nan)
 
     def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
@@ -506,6 +522,8 @@ def _stddev_over_time(v3: bool) -> RangeFn:
 
 
 def _quantile_over_time(q: float) -> RangeFn:
+    """``funcQuantileOverTime``."""
+
     def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
         return quantile(q, [vs[i] for i in range(lo, hi)])
 

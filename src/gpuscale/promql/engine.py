@@ -256,6 +256,8 @@ class _Node:
 
 
 class _Number(_Node):
+    """A number literal (``NumberLiteral``)."""
+
     kind = "scalar"
 
     def __init__(self, value: float) -> None:
@@ -266,6 +268,8 @@ class _Number(_Node):
 
 
 class _String(_Node):
+    """A string literal (``StringLiteral``); only a query's top level or an argument."""
+
     kind = "string"
 
     def __init__(self, value: str) -> None:
@@ -647,6 +651,8 @@ def _is_constant(node: _Node) -> bool:
 
 
 class _AbsentOverTime(_Node):
+    """``absent_over_time`` (``funcAbsentOverTime`` and the engine's post-processing)."""
+
     def __init__(self, arg: _Node, labels: Labels) -> None:
         self.arg = arg
         self.labels = labels
@@ -657,6 +663,8 @@ class _AbsentOverTime(_Node):
 
 
 class _Absent(_Node):
+    """``absent`` (``funcAbsent``, labels from ``createLabelsForAbsentFunction``)."""
+
     def __init__(self, arg: _Node, labels: Labels) -> None:
         self.arg = arg
         self.labels = labels
@@ -727,6 +735,8 @@ class _Timestamp(_Node):
 
 
 class _Sort(_Node):
+    """``sort``/``sort_desc`` (``funcSort``/``funcSortDesc``)."""
+
     def __init__(self, arg: _Node, descending: bool) -> None:
         self.arg = arg
         self.less = _less_value if descending else _less_reverse
@@ -739,6 +749,8 @@ class _Sort(_Node):
 
 
 class _VectorOf(_Node):
+    """``vector(s)`` (``funcVector``)."""
+
     def __init__(self, arg: _Node) -> None:
         self.arg = arg
 
@@ -747,6 +759,8 @@ class _VectorOf(_Node):
 
 
 class _ScalarOf(_Node):
+    """``scalar(v)`` (``funcScalar``): NaN unless exactly one sample."""
+
     kind = "scalar"
 
     def __init__(self, arg: _Node) -> None:
@@ -782,6 +796,8 @@ class _Date(_Node):
 
 
 class _Time(_Node):
+    """``time()`` (``funcTime``)."""
+
     kind = "scalar"
 
     def scal(self, ctx: _Ctx, t: int) -> float:
@@ -815,6 +831,8 @@ class _HistogramQuantile(_Node):
 
 
 class _LabelReplace(_Node):
+    """``label_replace`` (``funcLabelReplace``; 3.x ``evalLabelReplace``)."""
+
     def __init__(self, arg: _Node, dst: str, repl: str, src: str, regex: Any) -> None:
         self.arg = arg
         self.dst = dst
@@ -836,6 +854,8 @@ class _LabelReplace(_Node):
 
 
 class _LabelJoin(_Node):
+    """``label_join`` (``funcLabelJoin``; 3.x ``evalLabelJoin``)."""
+
     def __init__(self, arg: _Node, dst: str, sep: str, srcs: list[str]) -> None:
         self.arg = arg
         self.dst = dst
@@ -856,6 +876,8 @@ class _LabelJoin(_Node):
 
 
 class _Neg(_Node):
+    """Unary minus (the engine's ``UnaryExpr`` case): drops the metric name."""
+
     def __init__(self, arg: _Node) -> None:
         self.arg = arg
         self.kind = arg.kind
@@ -871,6 +893,8 @@ class _Neg(_Node):
 
 
 class _ScalarBinary(_Node):
+    """An operator between two scalars (``scalarBinop``)."""
+
     kind = "scalar"
 
     def __init__(self, op: str, lhs: _Node, rhs: _Node) -> None:
@@ -1114,6 +1138,8 @@ class _VectorVector(_Node):
 
 
 class _Aggregate(_Node):
+    """An aggregation (the engine's ``AggregateExpr`` case; see ``_aggregate``)."""
+
     def __init__(
         self, op: str, expr: _Node, param: _Node | None, label: str | None, grouping: Grouping
     ) -> None:
