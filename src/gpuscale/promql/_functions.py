@@ -416,7 +416,30 @@ def _avg_over_time_v2(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) 
 
 
 def _avg_over_time_v3(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
-    """3.5: direct mean with compensation, incremental once the sum would overflow."""
+    """3.5: direct mean with compensation, incremental once the sum would overflow.
+
+    The loop inlines ``kahanSumInc`` for speed; on the first infinite sum it hands over to
+    ``_avg_over_time_v3_exact``, which replays the window step by step as upstream does."""
+    total = vs[lo]
+    c = 0.0
+    for i in range(lo + 1, hi):
+        v = vs[i]
+        t = total + v
+        if t in (_INF, -_INF):
+            return _avg_over_time_v3_exact(ts, vs, lo, hi)
+        if abs(total) >= abs(v):
+            c += (total - t) + v
+        else:
+            c += (v - t) + total
+        total = t
+    count = float(hi - lo)
+    return total / count + c / count
+
+
+def _avg_over_time_v3_exact(
+    ts: Sequence[int], vs: Sequence[float], lo: int, hi: int
+) -> float | None:
+    """``funcAvgOverTime`` of 3.5 step by step, including its switch to an incremental mean."""
     total = vs[lo]
     count = 1.0
     mean = c = 0.0
@@ -476,12 +499,19 @@ def _min_over_time(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> 
 
 def _sum_over_time(v3: bool) -> RangeFn:
     """``funcSumOverTime``: compensated sum."""
-    inc = kahan_inc_v3 if v3 else kahan_inc
 
     def fn(ts: Sequence[int], vs: Sequence[float], lo: int, hi: int) -> float | None:
         total = c = 0.0
         for i in range(lo, hi):
-            total, c = inc(vs[i], total, c)
+            v = vs[i]
+            t = total + v
+            if v3 and t in (_INF, -_INF):
+                c = 0.0
+            elif abs(total) >= abs(v):
+                c += (total - t) + v
+            else:
+                c += (v - t) + total
+            total = t
         if math.isinf(total):
             return total
         return total + c

@@ -139,3 +139,23 @@ def test_default_subquery_step(version: str, steps_at_30s: float) -> None:
     thirty = Engine(store, version=version, default_subquery_step_ms=30_000)  # type: ignore[arg-type]
     assert _values(one_minute, "count_over_time(m[5m:])", 570_000) == {(): 5.0}
     assert _values(thirty, "count_over_time(m[5m:])", 570_000) == {(): steps_at_30s}
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1.0, 2.0, 3.0, 4.5],
+        [1e308, 1e308, -1e308],  # the sum overflows: 3.x switches to an incremental mean
+        [math.inf, 1.0],
+        [0.1] * 30,
+        [1e100, 1.0, -1e100],
+    ],
+)
+def test_fast_avg_over_time_is_upstreams(values: list[float]) -> None:
+    """The inlined 3.x avg_over_time loop gives what the step-by-step port gives."""
+    from gpuscale.promql._functions import _avg_over_time_v3, _avg_over_time_v3_exact
+
+    ts = list(range(len(values)))
+    fast = _avg_over_time_v3(ts, values, 0, len(values))
+    exact = _avg_over_time_v3_exact(ts, values, 0, len(values))
+    assert fast == exact or (math.isnan(fast or 0.0) and math.isnan(exact or 0.0))
