@@ -355,19 +355,20 @@ class _Selector(_Node):
 def _bounds(ts: Sequence[int], first: int, maxt: int) -> tuple[int, int]:
     """``[lo, hi)``: the indexes of the samples with ``first <= t <= maxt``.
 
-    Queries mostly look at the newest samples, so try the end of the series before
-    bisecting all of it."""
+    Queries mostly look at the newest samples, so look at the end of the series first and
+    gallop back (8, 64, 512... samples) before bisecting the part that holds ``first``."""
     n = len(ts)
     hi = n if ts[n - 1] <= maxt else bisect_right(ts, maxt)
-    j = hi - 8
-    if j <= 0:
-        return bisect_left(ts, first, 0, hi), hi
-    if ts[j] < first:
-        return bisect_left(ts, first, j + 1, hi), hi
-    k = hi - 128
-    if k > 0 and ts[k] < first:
-        return bisect_left(ts, first, k + 1, j + 1), hi
-    return bisect_left(ts, first, 0, j + 1), hi
+    upper = hi
+    step = 8
+    while True:
+        j = hi - step
+        if j <= 0:
+            return bisect_left(ts, first, 0, upper), hi
+        if ts[j] < first:
+            return bisect_left(ts, first, j + 1, upper), hi
+        upper = j + 1
+        step *= 8
 
 
 def _filter_stale(s: Any, lo: int, hi: int) -> tuple[list[int], list[float]] | None:
