@@ -8,7 +8,6 @@ The Kubernetes client is imported when the command runs, not when ``gpuscale`` s
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import math
 import sys
@@ -216,22 +215,11 @@ def _deployment_name(kube: Kube, ns: str, deployment: str | None) -> str:
 
 
 def _trace_rows(path: Path) -> Iterable[tuple[float, int, int]]:
-    """The trace's ``(offset, prompt_tokens, output_tokens)`` rows.
+    """The trace's ``(offset, prompt_tokens, output_tokens)`` rows, read by the same parser
+    ``gpuscale simulate`` uses, so a replay on the cluster and in simulation see one trace."""
+    from gpuscale.sim.traces import read_trace  # noqa: PLC0415 - only --trace needs it
 
-    Seam: the formats are parsed by the simulator's reader (``gpuscale.sim.traces``) so
-    ``load`` and ``simulate`` read a trace the same way; it is looked up at run time
-    until both branches are merged.
-    """
-    try:
-        traces = importlib.import_module("gpuscale.sim.traces")
-    except ImportError:
-        raise UnavailableError(
-            "trace replay needs the shared trace reader (gpuscale.sim.traces)",
-            where="--trace",
-            fix="use --rate, or a gpuscale that includes gpuscale simulate",
-        ) from None
-    rows: Iterable[tuple[float, int, int]] = traces.read_trace(str(path))
-    return rows
+    return read_trace(str(path))
 
 
 def _send(
