@@ -31,9 +31,10 @@ from rich.text import Text
 
 from gpuscale import __version__
 from gpuscale.lint._findings import Finding, Severity
-from gpuscale.lint._registry import CATALOGUE_URL, Rule
+from gpuscale.lint._registry import Rule
 from gpuscale.lint._run import LintReport
 from gpuscale.lint.rules import catalogue
+from gpuscale.manifests import STDIN
 
 __all__ = [
     "JSON_SCHEMA_ID",
@@ -168,10 +169,10 @@ def artifact_uri(file: str, base: PurePath) -> str:
     """A finding's file as a SARIF ``artifactLocation.uri``.
 
     Relative to ``base`` (the working directory) with forward slashes when the file is
-    under it (or given relatively), an absolute ``file://`` URI otherwise; ``-`` (standard
-    input) becomes ``stdin``. Characters URIs do not allow are percent-encoded.
+    under it (or given relatively), an absolute ``file://`` URI otherwise; standard input
+    (``<stdin>``) becomes ``stdin``. Characters URIs do not allow are percent-encoded.
     """
-    if file == "-":
+    if file == STDIN:
         return "stdin"
     path = PurePath(file)
     if path.is_absolute():
@@ -184,15 +185,24 @@ def artifact_uri(file: str, base: PurePath) -> str:
 
 
 def _sarif_rule(entry: Rule) -> dict[str, Any]:
+    """One ``reportingDescriptor``; the explanation travels in the log itself
+    (``fullDescription``, ``help``), as gpuscale publishes no catalogue URL to point at."""
+    properties: dict[str, Any] = {"requires": entry.requires} if entry.requires else {}
+    if not entry.available:
+        properties["available"] = False
     return {
         "id": entry.slug,
         "name": "".join(part.capitalize() for part in entry.slug.split("-")),
         "shortDescription": {"text": entry.title},
-        "fullDescription": {"text": entry.explanation},
-        "helpUri": entry.help_uri,
-        "help": {"text": f"{entry.explanation}\n\nFix:\n{entry.fix}"},
+        "fullDescription": {"text": _plain(entry.explanation), "markdown": entry.explanation},
+        "help": {
+            "text": f"{_plain(entry.explanation)}\n\nReported:\n{entry.example}\n\n"
+            f"Fixed:\n{entry.fix}",
+            "markdown": f"{entry.explanation}\n\nReported:\n\n```yaml\n{entry.example}\n"
+            f"```\n\nFixed:\n\n```yaml\n{entry.fix}\n```",
+        },
         "defaultConfiguration": {"level": entry.severity.sarif_level},
-        "properties": {"requires": entry.requires} if entry.requires else {},
+        "properties": properties,
     }
 
 
@@ -238,7 +248,6 @@ def render_sarif(report: LintReport, base: PurePath) -> str:
                     "driver": {
                         "name": "gpuscale",
                         "version": __version__,
-                        "informationUri": CATALOGUE_URL,
                         "rules": [_sarif_rule(entry) for entry in rules],
                     }
                 },
@@ -259,7 +268,7 @@ def print_catalogue(console: Console, rules: Iterable[Rule] | None = None) -> No
     for entry in rules if rules is not None else catalogue():
         title = entry.title
         if not entry.available:
-            title += f" (needs the {entry.requires}; not available yet)"
+            title += f" (not run yet: needs the {entry.requires}, which this build lacks)"
         elif entry.requires:
             title += f" (needs the {entry.requires})"
         table.add_row(entry.slug, Text(entry.severity.value, style=_STYLES[entry.severity]), title)
@@ -278,7 +287,7 @@ def print_explanation(entry: Rule, console: Console) -> None:
         Text.assemble("default severity: ", (entry.severity.value, _STYLES[entry.severity]))
     )
     if entry.requires:
-        state = "" if entry.available else " (not available yet)"
+        state = "" if entry.available else " (not run yet: this build lacks it)"
         console.print(f"needs: {entry.requires}{state}")
     console.print()
     console.print(Text(_plain(entry.explanation)))
@@ -287,7 +296,6 @@ def print_explanation(entry: Rule, console: Console) -> None:
     console.print(Padding(_yaml(entry.example), (0, 0, 0, 2)))
     console.print(Text("fixed:", style="bold"))
     console.print(Padding(_yaml(entry.fix), (0, 0, 0, 2)))
-    console.print(f"more: {entry.help_uri}")
 
 
 def _plain(markdown: str) -> str:
@@ -306,9 +314,8 @@ def catalogue_markdown() -> str:
         "says so.",
         "",
         "Suppress a finding with a YAML comment `# gpuscale: ignore[slug]` (several: "
-        "`ignore[slug1,slug2]`; all rules: `ignore`) on the offending key's line or alone "
-        "on the line above it; on an object's first line (or alone above it) the comment "
-        "covers the whole object.",
+        "`ignore[slug1, slug2]`) on the offending key's line or on the line above it; on an "
+        "object's first line (or the line above it) the comment covers the whole object.",
         "",
         "| rule | severity | what it finds |",
         "| --- | --- | --- |",
@@ -317,7 +324,7 @@ def catalogue_markdown() -> str:
         title = entry.title
         if entry.requires:
             title += f" *(needs the {entry.requires}"
-            title += ")*" if entry.available else "; not available yet)*"
+            title += ")*" if entry.available else "; not run yet)*"
         lines.append(f"| [`{entry.slug}`](#{entry.slug}) | {entry.severity.value} | {title} |")
     for entry in catalogue():
         lines += [
@@ -326,7 +333,7 @@ def catalogue_markdown() -> str:
             "",
             f"**{entry.title}.** Default severity: **{entry.severity.value}**."
             + (f" Needs the {entry.requires}." if entry.requires else "")
-            + ("" if entry.available else " Not available yet."),
+            + ("" if entry.available else f" Not run yet: this build has no {entry.requires}."),
             "",
             entry.explanation,
             "",
