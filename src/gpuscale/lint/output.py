@@ -24,9 +24,6 @@ from typing import Any
 from urllib.parse import quote
 
 from rich.console import Console
-from rich.padding import Padding
-from rich.syntax import Syntax
-from rich.table import Table
 from rich.text import Text
 
 from gpuscale import __version__
@@ -56,8 +53,9 @@ SARIF_SCHEMA_URI = (
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
-def _yaml(text: str) -> Syntax:
-    return Syntax(text, "yaml", background_color="default", word_wrap=True)
+def _snippet(text: str, indent: str = "  ") -> Text:
+    """A YAML snippet as printed: indented, verbatim (soft-wrapped, so it can be copied)."""
+    return Text(textwrap.indent(text, indent), style="green")
 
 
 def _summary(report: LintReport) -> str:
@@ -109,7 +107,7 @@ def print_text(report: LintReport, console: Console) -> None:
         why = _wrapped(f"why: {finding.why}", width, "    ")
         console.print(Text(why[:8], style="bold") + Text(why[8:]))
         console.print(Text("    fix:", style="bold"))
-        console.print(Text(textwrap.indent(finding.fix, "      "), style="green"), soft_wrap=True)
+        console.print(_snippet(finding.fix, "      "), soft_wrap=True)
         console.print()
     for note in report.notes:
         console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
@@ -260,19 +258,28 @@ def render_sarif(report: LintReport, base: PurePath) -> str:
 
 
 def print_catalogue(console: Console, rules: Iterable[Rule] | None = None) -> None:
-    """The catalogue as a table (``gpuscale lint --list``)."""
-    table = Table(box=None, show_edge=False, pad_edge=False)
-    table.add_column("rule", style="magenta", no_wrap=True)
-    table.add_column("severity", no_wrap=True)
-    table.add_column("what it finds")
-    for entry in rules if rules is not None else catalogue():
+    """The catalogue, one rule a row (``gpuscale lint --list``): slug, default severity,
+    and what it finds, wrapped to the console's width."""
+    entries = list(rules if rules is not None else catalogue())
+    slug_width = max((len(entry.slug) for entry in entries), default=4)
+    indent = " " * (slug_width + 2 + len("severity") + 2)
+    console.print(Text(f"{'rule'.ljust(slug_width)}  severity  what it finds"))
+    for entry in entries:
         title = entry.title
         if not entry.available:
             title += f" (not run yet: needs the {entry.requires}, which this build lacks)"
         elif entry.requires:
             title += f" (needs the {entry.requires})"
-        table.add_row(entry.slug, Text(entry.severity.value, style=_STYLES[entry.severity]), title)
-    console.print(table)
+        lines = textwrap.wrap(
+            title, width=max(console.width - len(indent), 30), break_on_hyphens=False
+        )
+        row = Text(entry.slug.ljust(slug_width), style="magenta")
+        row.append("  ")
+        row.append(entry.severity.value.ljust(len("severity")), style=_STYLES[entry.severity])
+        row.append(f"  {lines[0]}")
+        console.print(row, soft_wrap=True)
+        for line in lines[1:]:
+            console.print(Text(f"{indent}{line}"), soft_wrap=True)
 
 
 def explain(slug: str) -> Rule | None:
@@ -282,7 +289,10 @@ def explain(slug: str) -> Rule | None:
 
 def print_explanation(entry: Rule, console: Console) -> None:
     """One rule in full (``gpuscale lint --explain SLUG``)."""
-    console.print(Text.assemble((entry.slug, "bold magenta"), f": {entry.title}"))
+    heading = _wrapped(f"{entry.slug}: {entry.title}", console.width, "")
+    console.print(
+        Text(heading[: len(entry.slug)], style="bold magenta") + Text(heading[len(entry.slug) :])
+    )
     console.print(
         Text.assemble("default severity: ", (entry.severity.value, _STYLES[entry.severity]))
     )
@@ -290,12 +300,12 @@ def print_explanation(entry: Rule, console: Console) -> None:
         state = "" if entry.available else " (not run yet: this build lacks it)"
         console.print(f"needs: {entry.requires}{state}")
     console.print()
-    console.print(Text(_plain(entry.explanation)))
+    console.print(Text(_wrapped(_plain(entry.explanation), console.width, "")))
     console.print()
     console.print(Text("reported:", style="bold"))
-    console.print(Padding(_yaml(entry.example), (0, 0, 0, 2)))
+    console.print(_snippet(entry.example), soft_wrap=True)
     console.print(Text("fixed:", style="bold"))
-    console.print(Padding(_yaml(entry.fix), (0, 0, 0, 2)))
+    console.print(_snippet(entry.fix), soft_wrap=True)
 
 
 def _plain(markdown: str) -> str:

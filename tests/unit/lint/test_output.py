@@ -188,7 +188,8 @@ def test_list_prints_every_rule() -> None:
     out = buffer.getvalue()
     for entry in catalogue():
         assert entry.slug in out
-    assert "not run yet: needs the simulator" in out
+    assert "not run yet: needs the simulator" in " ".join(out.split())
+    assert all(line == line.rstrip() for line in out.splitlines())
 
 
 def test_explain_prints_the_explanation_and_both_snippets() -> None:

@@ -580,8 +580,9 @@ def compile_at_start(ctx: LintContext) -> Iterator[Hit]:
                 key_path=(*path, hits[0][0]),
                 message=f"{name} runs {', '.join(steps)} at every start",
                 why=(
-                    f"{', '.join(steps)} fetch and build code each time a replica starts: "
-                    "every new replica needs the network and the package registries, and "
+                    f"The container runs {', '.join(steps)} each time a replica starts, which "
+                    "downloads (and builds) code: every new replica needs the network and the "
+                    "package registries, and "
                     "becomes ready minutes later than a prebuilt image would (time a GPU "
                     "node is billed for while the workload is short of capacity), possibly "
                     "with different dependency versions."
