@@ -127,8 +127,7 @@ def _trigger(index: int, raw: Any) -> TriggerView:
 
 def scaled_object_view(obj: Manifest) -> ScaledObjectView:
     """Read a ScaledObject manifest the way KEDA does (see the module docstring)."""
-    raw = obj.body.get("spec")
-    spec_map = as_map(raw) or {}
+    spec_map = obj.spec
     try:
         spec: ScaledObjectSpec | None = ScaledObjectSpec.from_k8s(spec_map)
     except ManifestError:

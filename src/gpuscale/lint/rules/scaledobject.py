@@ -352,7 +352,7 @@ def null_values_ignored(ctx: LintContext) -> Iterator[Hit]:
 )
 def replica_bounds_invalid(ctx: LintContext) -> Iterator[Hit]:
     for so in scaled_objects(ctx):
-        spec = as_map(so.obj.body.get("spec")) or {}
+        spec = so.obj.spec
         counts = {key: spec.get(key) for key in _REPLICA_COUNTS}
         if any(value is not None and as_int(value) is None for value in counts.values()):
             continue
@@ -715,12 +715,12 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
 def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
     hpas: dict[tuple[str, str, str], list[Manifest]] = {}
     for hpa in ctx.of_kind("HorizontalPodAutoscaler"):
-        ref = as_map(dig(hpa.body, ("spec", "scaleTargetRef"))) or {}
+        ref = as_map(hpa.get(("spec", "scaleTargetRef"))) or {}
         kind, name = as_str(ref.get("kind")), as_str(ref.get("name"))
-        owners = dig(hpa.body, ("metadata", "ownerReferences"))
+        owners = hpa.get(("metadata", "ownerReferences"))
         if any(as_str(dig(o, ("kind",))) == "ScaledObject" for _, o in iter_list(owners)):
             continue
-        annotations = as_map(dig(hpa.body, ("metadata", "annotations"))) or {}
+        annotations = as_map(hpa.get(("metadata", "annotations"))) or {}
         if annotations.get("validations.keda.sh/hpa-ownership") == "false":
             continue
         if kind and name:
@@ -736,7 +736,7 @@ def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
             other = name_of(hpa)
             if other == own:
                 continue
-            annotations = as_map(dig(obj.body, ("metadata", "annotations"))) or {}
+            annotations = as_map(obj.get(("metadata", "annotations"))) or {}
             transfer = annotations.get("scaledobject.keda.sh/transfer-hpa-ownership") == "true"
             if transfer and so.spec.hpa_name_override == other:
                 continue
