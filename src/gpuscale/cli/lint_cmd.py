@@ -1,65 +1,32 @@
 """``gpuscale lint PATH...``: find autoscaling mistakes in manifests, with the fix.
 
-The command is the I/O edge of :mod:`gpuscale.lint`: it expands directories, reads the
-files (``-`` is standard input), hands each text to the manifest parser, reads the
-profile, calls :func:`gpuscale.lint.run_lint` and prints the report as text, JSON or
-SARIF. Exit codes: 0 when no finding is at or above ``--fail-on`` (default ``error``), 1
-when one is, 2 for usage or input errors (a bad flag, a missing file, a manifest or
-profile that does not parse).
-
-Not registered in :mod:`gpuscale.cli.main` yet: it needs the manifest loader
-(``gpuscale.manifests``) and the profile reader (``gpuscale.profile``), which
-:func:`register` takes as arguments, so wiring it is one call in
-``_register_commands()``::
-
-    from gpuscale.cli import lint_cmd
-    lint_cmd.register(app, parse=<(text, file) -> objects>, read_profile=<path -> ProfileValues>)
+The command is the I/O edge of :mod:`gpuscale.lint`: it loads the manifests with
+:func:`gpuscale.manifests.load_paths` (files, directories searched for ``*.yaml`` and
+``*.yml`` with the profile ``gpuscale.yaml`` skipped, and ``-`` for standard input), the
+profile with :func:`gpuscale.profile.load_profile`, calls :func:`gpuscale.lint.run_lint`
+and prints the report as text, JSON or SARIF. Exit codes: 0 when no finding is at or
+above ``--fail-on`` (default ``error``), 1 when one is, 2 for usage or input errors (a
+bad flag, a missing file, a manifest or profile that does not parse).
 """
 
 from __future__ import annotations
 
 import enum
 import gc
-import os
 import sys
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Annotated, TextIO
 
 import typer
 
-from gpuscale.cli.main import fail
-from gpuscale.errors import GpuscaleError, InputError
-from gpuscale.lint import (
-    DEFAULT_NAMESPACE,
-    LintOptions,
-    ManifestObject,
-    ProfileValues,
-    Severity,
-    parse_slugs,
-    run_lint,
-)
+from gpuscale.cli.main import app
+from gpuscale.errors import InputError
+from gpuscale.lint import DEFAULT_NAMESPACE, LintOptions, Severity, parse_slugs, run_lint
+from gpuscale.manifests import load_paths
+from gpuscale.profile import load_profile
 
-__all__ = [
-    "MANIFEST_SUFFIXES",
-    "LintArgs",
-    "ManifestParser",
-    "OutputFormat",
-    "ProfileReader",
-    "collect_files",
-    "execute",
-    "register",
-]
-
-MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-"""Files a directory argument contributes (files named explicitly are read whatever their name)."""
-
-ManifestParser = Callable[[str, str], Sequence[ManifestObject]]
-"""``parse(text, file)``: the objects of one file; raises ``ManifestError`` for bad input."""
-
-ProfileReader = Callable[[Path], ProfileValues]
-"""``read_profile(path)``: the profile's values for lint; raises ``ProfileError``."""
+__all__ = ["LintArgs", "OutputFormat", "execute", "lint"]
 
 
 class OutputFormat(enum.StrEnum):
@@ -75,7 +42,7 @@ class LintArgs:
     """The command line of ``gpuscale lint``, parsed."""
 
     paths: tuple[str, ...] = ()
-    """Files, directories (searched recursively for *.yaml, *.yml, *.json) or ``-``."""
+    """Files, directories (searched recursively for *.yaml and *.yml) or ``-``."""
     profile: Path | None = None
     """``--profile``: gpuscale.yaml, for node pools, Prometheus release and timings."""
     namespace: str = DEFAULT_NAMESPACE
@@ -93,71 +60,7 @@ class LintArgs:
     """``--list``: print the catalogue and exit."""
 
 
-def collect_files(paths: Sequence[str]) -> list[str]:
-    """The files ``paths`` name: files as given, directories walked in sorted order."""
-    files: list[str] = []
-    for raw in paths:
-        if raw == "-":
-            files.append(raw)
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            found = _walk(path)
-            if not found:
-                raise InputError(
-                    "no .yaml, .yml or .json files in this directory",
-                    where=raw,
-                    fix="name the manifest files, or a directory that holds them",
-                )
-            files.extend(found)
-        elif path.is_file():
-            files.append(raw)
-        else:
-            raise InputError(
-                "no such file or directory", where=raw, fix="check the path; use - for stdin"
-            )
-    return list(dict.fromkeys(files))
-
-
-def _walk(directory: Path) -> list[str]:
-    """Manifest files under ``directory``: its files, then its subdirectories', each in name
-    order; hidden files and directories are skipped."""
-    found: list[str] = []
-    for root, dirs, names in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(
-            os.path.join(root, name)
-            for name in sorted(names)
-            if name.endswith(MANIFEST_SUFFIXES) and not name.startswith(".")
-        )
-    return found
-
-
-def _read(files: Sequence[str], stdin: TextIO) -> dict[str, str]:
-    texts: dict[str, str] = {}
-    for file in files:
-        try:
-            texts[file] = stdin.read() if file == "-" else Path(file).read_text(encoding="utf-8")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"not UTF-8 text ({error.reason})", where=file, fix="lint YAML or JSON manifests"
-            ) from error
-        except OSError as error:
-            raise InputError(
-                f"cannot read: {error.strerror}", where=file, fix="check the file's permissions"
-            ) from error
-    return texts
-
-
-def execute(
-    args: LintArgs,
-    *,
-    parse: ManifestParser,
-    read_profile: ProfileReader,
-    stdin: TextIO,
-    stdout: TextIO,
-    cwd: PurePath,
-) -> int:
+def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> int:
     """Run ``gpuscale lint``; returns the exit code. Raises ``InputError`` for bad input."""
     # Rendering pulls in rich's syntax highlighting; import it only when lint runs.
     from rich.console import Console  # noqa: PLC0415
@@ -195,16 +98,13 @@ def execute(
         fail_on=args.fail_on,
         namespace=args.namespace,
     )
-    texts = _read(collect_files(args.paths), stdin)
-    objects: list[ManifestObject] = []
-    for file, text in texts.items():
-        objects.extend(parse(text, file))
+    profile = load_profile(args.profile) if args.profile is not None else None
+    manifests = load_paths(args.paths, stdin=stdin)
     # The loaded manifests live until the command ends: keep the cyclic garbage collector
     # from re-scanning them while the rules run (it made large sets superlinear).
     gc.freeze()
     try:
-        profile = read_profile(args.profile) if args.profile is not None else None
-        report = run_lint(objects, profile, options, sources=texts)
+        report = run_lint(manifests, profile, options)
     finally:
         gc.unfreeze()
     if args.output is OutputFormat.JSON:
@@ -216,79 +116,60 @@ def execute(
     return report.exit_code
 
 
-def register(app: typer.Typer, *, parse: ManifestParser, read_profile: ProfileReader) -> None:
-    """Add the ``lint`` command to ``app``, reading manifests with ``parse``."""
+@app.command("lint")
+def lint(  # noqa: PLR0917 - one parameter per command-line option
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="PATH...",
+            help="Manifest files or directories (*.yaml, *.yml inside); - for stdin.",
+            show_default=False,
+        ),
+    ] = None,
+    profile: Annotated[
+        Path | None,
+        typer.Option("--profile", help="gpuscale.yaml: node pools, Prometheus, timings."),
+    ] = None,
+    namespace: Annotated[
+        str,
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Namespace of objects that set none, as kubectl apply -n would place them.",
+        ),
+    ] = DEFAULT_NAMESPACE,
+    output: Annotated[
+        OutputFormat, typer.Option("--output", "-o", help="text, json or sarif.")
+    ] = OutputFormat.TEXT,
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", help="Only these rules (slugs; repeat or use commas)."),
+    ] = None,
+    ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Skip these rules.")] = None,
+    fail_on: Annotated[
+        Severity,
+        typer.Option("--fail-on", help="Exit 1 on findings at or above this severity."),
+    ] = Severity.ERROR,
+    explain: Annotated[
+        str | None,
+        typer.Option("--explain", metavar="SLUG", help="Explain one rule and exit."),
+    ] = None,
+    list_rules: Annotated[bool, typer.Option("--list", help="List every rule and exit.")] = False,
+) -> None:
+    """Find autoscaling mistakes in manifests: file:line, why, and the fix.
 
-    @app.command("lint")
-    def lint(
-        *,
-        paths: Annotated[
-            list[str] | None,
-            typer.Argument(
-                metavar="PATH...",
-                help="Manifest files or directories (*.yaml, *.yml, *.json inside); - for stdin.",
-                show_default=False,
-            ),
-        ] = None,
-        profile: Annotated[
-            Path | None,
-            typer.Option("--profile", help="gpuscale.yaml: node pools, Prometheus, timings."),
-        ] = None,
-        namespace: Annotated[
-            str,
-            typer.Option(
-                "--namespace",
-                "-n",
-                help="Namespace of objects that set none, as kubectl apply -n would place them.",
-            ),
-        ] = DEFAULT_NAMESPACE,
-        output: Annotated[
-            OutputFormat, typer.Option("--output", "-o", help="text, json or sarif.")
-        ] = OutputFormat.TEXT,
-        select: Annotated[
-            list[str] | None,
-            typer.Option("--select", help="Only these rules (slugs; repeat or use commas)."),
-        ] = None,
-        ignore: Annotated[
-            list[str] | None, typer.Option("--ignore", help="Skip these rules.")
-        ] = None,
-        fail_on: Annotated[
-            Severity,
-            typer.Option("--fail-on", help="Exit 1 on findings at or above this severity."),
-        ] = Severity.ERROR,
-        explain: Annotated[
-            str | None,
-            typer.Option("--explain", metavar="SLUG", help="Explain one rule and exit."),
-        ] = None,
-        list_rules: Annotated[
-            bool, typer.Option("--list", help="List every rule and exit.")
-        ] = False,
-    ) -> None:
-        """Find autoscaling mistakes in manifests: file:line, why, and the fix.
-
-        Exit 0 when nothing is at or above --fail-on, 1 when something is, 2 for bad input.
-        Suppress a finding with a YAML comment: # gpuscale: ignore\\[slug].
-        """
-        args = LintArgs(
-            paths=tuple(paths or ()),
-            profile=profile,
-            namespace=namespace,
-            output=output,
-            select=tuple(select or ()),
-            ignore=tuple(ignore or ()),
-            fail_on=fail_on,
-            explain=explain,
-            list_rules=list_rules,
-        )
-        try:
-            code = execute(
-                args,
-                parse=parse,
-                read_profile=read_profile,
-                stdin=sys.stdin,
-                stdout=sys.stdout,
-                cwd=Path.cwd(),
-            )
-        except GpuscaleError as error:
-            raise typer.Exit(fail(error)) from None
-        raise typer.Exit(code)
+    Exit 0 when nothing is at or above --fail-on, 1 when something is, 2 for bad input.
+    Suppress a finding with a YAML comment: # gpuscale: ignore\\[slug].
+    """
+    args = LintArgs(
+        paths=tuple(paths or ()),
+        profile=profile,
+        namespace=namespace,
+        output=output,
+        select=tuple(select or ()),
+        ignore=tuple(ignore or ()),
+        fail_on=fail_on,
+        explain=explain,
+        list_rules=list_rules,
+    )
+    raise typer.Exit(execute(args, stdin=sys.stdin, stdout=sys.stdout, cwd=Path.cwd()))

@@ -60,6 +60,7 @@ COMMAND_MODULES = (
     "init_cmd",
     "render_cmd",
     "profile_cmd",
+    "lint_cmd",
     "report_cmd",
     "cluster_cmd",
     "install_cmd",

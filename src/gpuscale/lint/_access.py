@@ -2,8 +2,9 @@
 
 Every helper returns ``None`` (or an empty container) instead of raising when a value has
 the wrong type, so a rule written with them cannot crash on a malformed or templated
-manifest; it just finds nothing to say. ``is_templated`` recognises the placeholders
-people leave in manifests (``${VAR}``, ``$VAR``, Helm ``{{ ... }}``, ``<name>``).
+manifest; it just finds nothing to say. They are for raw parts of a body that no typed
+view of :mod:`gpuscale.manifests` or :mod:`gpuscale.controllers.keda` reads; placeholders
+are recognised by :func:`gpuscale.manifests.is_templated`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from gpuscale.lint._findings import KeyPath
+from gpuscale.manifests import KeyPath
 
 __all__ = [
     "as_int",
@@ -19,7 +20,6 @@ __all__ = [
     "as_map",
     "as_str",
     "dig",
-    "is_templated",
     "iter_list",
     "iter_map",
 ]
@@ -75,31 +75,3 @@ def iter_list(value: Any) -> Iterator[tuple[int, Any]]:
     """``(index, item)`` for ``value`` if it is a list; nothing otherwise."""
     if isinstance(value, list):
         yield from enumerate(value)
-
-
-def is_templated(text: str) -> bool:
-    """Whether ``text`` holds a placeholder that a person or a tool fills in before applying.
-
-    Recognised: ``${VAR}`` and ``$VAR`` (envsubst, Grafana), ``{{ ... }}`` (Helm, Jinja),
-    and ``<name>`` made of letters, digits, ``_``, ``-``, ``.`` and spaces (tutorials'
-    ``<your-namespace>``).
-    """
-    if "{{" in text or "}}" in text or "${" in text:
-        return True
-    for index, char in enumerate(text[:-1]):
-        if char == "$" and (text[index + 1].isalpha() or text[index + 1] == "_"):
-            return True
-    return _has_angle_placeholder(text)
-
-
-def _has_angle_placeholder(text: str) -> bool:
-    start = text.find("<")
-    while start != -1:
-        end = start + 1
-        while end < len(text) and (text[end].isalnum() or text[end] in "_-. "):
-            end += 1
-        inner = text[start + 1 : end].strip()
-        if end < len(text) and text[end] == ">" and inner and inner[0].isalpha():
-            return True
-        start = text.find("<", start + 1)
-    return False

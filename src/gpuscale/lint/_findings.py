@@ -1,25 +1,21 @@
 """What one lint finding is: the rule, how bad, where, which object, and what to do.
 
-A rule reports a :class:`Hit` (an object, the key path that is wrong, the message, the
+A rule reports a :class:`Hit` (a manifest, the key path that is wrong, the message, the
 why and the fix); :func:`gpuscale.lint.run_lint` turns each hit into a :class:`Finding`
-by adding the rule's slug and severity and resolving the key path to ``file:line:column``
-through the object's ``line_of``. Findings are plain frozen values, so every output
-(text, JSON, SARIF) renders the same thing.
+by adding the rule's slug and severity and resolving the key path to the
+:class:`~gpuscale.manifests.Location` (file, line, column) through
+:meth:`Manifest.line_of <gpuscale.manifests.Manifest.line_of>`. Findings are plain frozen
+values, so every output (text, JSON, SARIF) renders the same thing.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from gpuscale.lint._context import ManifestObject
+from gpuscale.manifests import KeyPath, Location, Manifest
 
-__all__ = ["Finding", "Hit", "KeyPath", "Location", "ObjectRef", "Severity"]
-
-KeyPath = tuple[str | int, ...]
-"""A path into a manifest: mapping keys and list indexes, e.g. ``("spec", "triggers", 0)``."""
+__all__ = ["Finding", "Hit", "ObjectRef", "Severity"]
 
 
 class Severity(enum.StrEnum):
@@ -43,19 +39,6 @@ class Severity(enum.StrEnum):
 _RANKS = {Severity.ERROR: 2, Severity.WARNING: 1, Severity.INFO: 0}
 
 
-@dataclass(frozen=True, order=True)
-class Location:
-    """A place in a file: 1-based line and column, as editors and SARIF count them."""
-
-    file: str
-    """The file name as the user gave it (``-`` for standard input)."""
-    line: int
-    column: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
-
-
 @dataclass(frozen=True)
 class ObjectRef:
     """The Kubernetes object a finding is about."""
@@ -74,8 +57,8 @@ class ObjectRef:
 class Hit:
     """What a rule reports before the framework adds the rule's slug and resolves lines."""
 
-    obj: ManifestObject
-    """The manifest object the finding is about."""
+    obj: Manifest
+    """The manifest the finding is about."""
     key_path: KeyPath
     """The offending key; a path that does not exist resolves to its deepest existing parent."""
     message: str
@@ -99,7 +82,7 @@ class Finding:
     """Where the offending key is."""
     object: ObjectRef
     object_location: Location
-    """Where the object starts (its first key); a suppression comment there covers it all."""
+    """Where the object starts (its first key)."""
     message: str
     why: str
     fix: str

@@ -14,10 +14,7 @@ from dataclasses import dataclass
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
 
-__all__ = ["CATALOGUE_URL", "REGISTRY", "Check", "Rule", "rule"]
-
-CATALOGUE_URL = "https://github.com/gpuscale/gpuscale/blob/main/docs/lint-rules.md"
-"""Where the catalogue is published; each rule's help link is this plus ``#<slug>``."""
+__all__ = ["REGISTRY", "Check", "Rule", "rule"]
 
 Check = Callable[[LintContext], Iterable[Hit]]
 
@@ -38,14 +35,10 @@ class Rule:
     fix: str
     """The same fragment, fixed."""
     check: Check | None
-    """The check; ``None`` for a rule whose engine is not wired in yet (``requires`` says)."""
+    """The check; ``None`` for a rule whose engine is not on this build yet (``requires``
+    says which); such a rule is catalogued but never run."""
     requires: str = ""
     """What the rule needs besides manifests: ``profile``, ``simulator`` or empty."""
-
-    @property
-    def help_uri(self) -> str:
-        """The rule's section in the published catalogue."""
-        return f"{CATALOGUE_URL}#{self.slug}"
 
     @property
     def available(self) -> bool:

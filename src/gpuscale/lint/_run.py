@@ -1,20 +1,27 @@
 """Run the selected rules over a manifest set and collect a :class:`LintReport`.
 
-:func:`run_lint` is the core of ``gpuscale lint``: the command loads manifests and the
-profile, then calls it; tests and other commands call it directly. It does no I/O.
+:func:`run_lint` is the core of ``gpuscale lint``: the command loads manifests
+(:func:`gpuscale.manifests.load_paths`) and the profile
+(:func:`gpuscale.profile.load_profile`), then calls it; tests and other commands call it
+directly. It does no I/O.
+
+Inline suppression is the loader's: a ``# gpuscale: ignore[slug, ...]`` comment on the
+offending key's line or the line above it, or on the object's first line or the line
+above it (:meth:`Manifest.ignored_at <gpuscale.manifests.Manifest.ignored_at>`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gpuscale.errors import InputError
-from gpuscale.lint._context import DEFAULT_NAMESPACE, LintContext, ManifestObject, ProfileValues
-from gpuscale.lint._findings import Finding, Hit, Location, ObjectRef, Severity
+from gpuscale.lint._context import DEFAULT_NAMESPACE, LintContext
+from gpuscale.lint._findings import Finding, Hit, ObjectRef, Severity
 from gpuscale.lint._registry import REGISTRY, Rule
-from gpuscale.lint._suppress import Suppressions
 from gpuscale.lint.rules import catalogue
+from gpuscale.manifests import IGNORE_COMMENT, Location, Manifest
+from gpuscale.profile import Profile
 
 __all__ = ["LintOptions", "LintReport", "parse_slugs", "run_lint", "selected_rules"]
 
@@ -94,37 +101,53 @@ def selected_rules(options: LintOptions) -> list[Rule]:
 
 def _finding(entry: Rule, hit: Hit, ctx: LintContext) -> Finding:
     obj = hit.obj
-    file, line, column = obj.line_of(hit.key_path)
-    start_file, start_line, start_column = obj.line_of(())
-    name = obj.name if isinstance(obj.name, str) else None
     return Finding(
         rule=entry.slug,
         severity=hit.severity or entry.severity,
-        location=Location(file, line, column),
-        object=ObjectRef(obj.kind, ctx.namespace_of(obj), name),
-        object_location=Location(start_file, start_line, start_column),
+        location=obj.line_of(hit.key_path),
+        object=ObjectRef(obj.kind, ctx.namespace_of(obj), obj.name or None),
+        object_location=obj.source,
         message=hit.message,
         why=hit.why,
         fix=hit.fix,
     )
 
 
+def _suppressed(hit: Hit, slug: str) -> bool:
+    return slug in hit.obj.ignored_at(hit.key_path) or slug in hit.obj.ignored_at(())
+
+
+def _unknown_slugs(objects: Iterable[Manifest]) -> list[str]:
+    """``file:line: ...`` notes for suppression comments naming slugs that are not rules."""
+    notes = []
+    seen: set[str] = set()
+    for obj in objects:
+        if obj.file in seen:
+            continue
+        seen.add(obj.file)
+        for line, text in sorted(obj.comments.items()):
+            for match in IGNORE_COMMENT.finditer(text):
+                for slug in (part.strip() for part in match.group(1).split(",")):
+                    if slug and slug not in REGISTRY:
+                        notes.append(
+                            f"{obj.file}:{line}: unknown rule {slug!r} in a suppression comment"
+                        )
+    return notes
+
+
 def run_lint(
-    objects: Sequence[ManifestObject],
-    profile: ProfileValues | None,
+    objects: Iterable[Manifest],
+    profile: Profile | None,
     options: LintOptions,
-    *,
-    sources: Mapping[str, str] | None = None,
 ) -> LintReport:
     """Lint ``objects`` with the rules ``options`` select.
 
     ``profile`` is ``None`` when the user gave no profile: rules that need it stay
-    silent. ``sources`` maps each file name (as ``line_of`` reports it) to its text, for
-    the ``# gpuscale: ignore[...]`` comments; without it nothing is suppressed.
+    silent. Findings that a ``# gpuscale: ignore[slug]`` comment covers are moved to
+    :attr:`LintReport.suppressed`.
     """
     ctx = LintContext(objects, profile, default_namespace=options.namespace)
     rules = selected_rules(options)
-    suppressions = Suppressions(sources)
     seen: set[tuple[str, Location, str]] = set()
     reported: list[Finding] = []
     silenced: list[Finding] = []
@@ -135,14 +158,13 @@ def run_lint(
             if key in seen:
                 continue
             seen.add(key)
-            (silenced if suppressions.suppressed(finding) else reported).append(finding)
-    files = tuple(dict.fromkeys(obj.line_of(())[0] for obj in objects))
+            (silenced if _suppressed(hit, entry.slug) else reported).append(finding)
     return LintReport(
         findings=tuple(sorted(reported, key=Finding.sort_key)),
         suppressed=tuple(sorted(silenced, key=Finding.sort_key)),
         rules=tuple(rules),
-        objects=len(objects),
-        files=files,
+        objects=len(ctx.objects),
+        files=tuple(dict.fromkeys(obj.file for obj in ctx.objects)),
         fail_on=options.fail_on,
-        notes=tuple(suppressions.unknown_slugs(frozenset(REGISTRY))),
+        notes=tuple(_unknown_slugs(ctx.objects)),
     )

@@ -24,16 +24,14 @@ from typing import Any
 from urllib.parse import quote
 
 from rich.console import Console
-from rich.padding import Padding
-from rich.syntax import Syntax
-from rich.table import Table
 from rich.text import Text
 
 from gpuscale import __version__
 from gpuscale.lint._findings import Finding, Severity
-from gpuscale.lint._registry import CATALOGUE_URL, Rule
+from gpuscale.lint._registry import Rule
 from gpuscale.lint._run import LintReport
 from gpuscale.lint.rules import catalogue
+from gpuscale.manifests import STDIN
 
 __all__ = [
     "JSON_SCHEMA_ID",
@@ -55,8 +53,9 @@ SARIF_SCHEMA_URI = (
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
 
-def _yaml(text: str) -> Syntax:
-    return Syntax(text, "yaml", background_color="default", word_wrap=True)
+def _snippet(text: str, indent: str = "  ") -> Text:
+    """A YAML snippet as printed: indented, verbatim (soft-wrapped, so it can be copied)."""
+    return Text(textwrap.indent(text, indent), style="green")
 
 
 def _summary(report: LintReport) -> str:
@@ -108,7 +107,7 @@ def print_text(report: LintReport, console: Console) -> None:
         why = _wrapped(f"why: {finding.why}", width, "    ")
         console.print(Text(why[:8], style="bold") + Text(why[8:]))
         console.print(Text("    fix:", style="bold"))
-        console.print(Text(textwrap.indent(finding.fix, "      "), style="green"), soft_wrap=True)
+        console.print(_snippet(finding.fix, "      "), soft_wrap=True)
         console.print()
     for note in report.notes:
         console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
@@ -168,10 +167,10 @@ def artifact_uri(file: str, base: PurePath) -> str:
     """A finding's file as a SARIF ``artifactLocation.uri``.
 
     Relative to ``base`` (the working directory) with forward slashes when the file is
-    under it (or given relatively), an absolute ``file://`` URI otherwise; ``-`` (standard
-    input) becomes ``stdin``. Characters URIs do not allow are percent-encoded.
+    under it (or given relatively), an absolute ``file://`` URI otherwise; standard input
+    (``<stdin>``) becomes ``stdin``. Characters URIs do not allow are percent-encoded.
     """
-    if file == "-":
+    if file == STDIN:
         return "stdin"
     path = PurePath(file)
     if path.is_absolute():
@@ -184,15 +183,24 @@ def artifact_uri(file: str, base: PurePath) -> str:
 
 
 def _sarif_rule(entry: Rule) -> dict[str, Any]:
+    """One ``reportingDescriptor``; the explanation travels in the log itself
+    (``fullDescription``, ``help``), as gpuscale publishes no catalogue URL to point at."""
+    properties: dict[str, Any] = {"requires": entry.requires} if entry.requires else {}
+    if not entry.available:
+        properties["available"] = False
     return {
         "id": entry.slug,
         "name": "".join(part.capitalize() for part in entry.slug.split("-")),
         "shortDescription": {"text": entry.title},
-        "fullDescription": {"text": entry.explanation},
-        "helpUri": entry.help_uri,
-        "help": {"text": f"{entry.explanation}\n\nFix:\n{entry.fix}"},
+        "fullDescription": {"text": _plain(entry.explanation), "markdown": entry.explanation},
+        "help": {
+            "text": f"{_plain(entry.explanation)}\n\nReported:\n{entry.example}\n\n"
+            f"Fixed:\n{entry.fix}",
+            "markdown": f"{entry.explanation}\n\nReported:\n\n```yaml\n{entry.example}\n"
+            f"```\n\nFixed:\n\n```yaml\n{entry.fix}\n```",
+        },
         "defaultConfiguration": {"level": entry.severity.sarif_level},
-        "properties": {"requires": entry.requires} if entry.requires else {},
+        "properties": properties,
     }
 
 
@@ -238,7 +246,6 @@ def render_sarif(report: LintReport, base: PurePath) -> str:
                     "driver": {
                         "name": "gpuscale",
                         "version": __version__,
-                        "informationUri": CATALOGUE_URL,
                         "rules": [_sarif_rule(entry) for entry in rules],
                     }
                 },
@@ -251,19 +258,28 @@ def render_sarif(report: LintReport, base: PurePath) -> str:
 
 
 def print_catalogue(console: Console, rules: Iterable[Rule] | None = None) -> None:
-    """The catalogue as a table (``gpuscale lint --list``)."""
-    table = Table(box=None, show_edge=False, pad_edge=False)
-    table.add_column("rule", style="magenta", no_wrap=True)
-    table.add_column("severity", no_wrap=True)
-    table.add_column("what it finds")
-    for entry in rules if rules is not None else catalogue():
+    """The catalogue, one rule a row (``gpuscale lint --list``): slug, default severity,
+    and what it finds, wrapped to the console's width."""
+    entries = list(rules if rules is not None else catalogue())
+    slug_width = max((len(entry.slug) for entry in entries), default=4)
+    indent = " " * (slug_width + 2 + len("severity") + 2)
+    console.print(Text(f"{'rule'.ljust(slug_width)}  severity  what it finds"))
+    for entry in entries:
         title = entry.title
         if not entry.available:
-            title += f" (needs the {entry.requires}; not available yet)"
+            title += f" (not run yet: needs the {entry.requires}, which this build lacks)"
         elif entry.requires:
             title += f" (needs the {entry.requires})"
-        table.add_row(entry.slug, Text(entry.severity.value, style=_STYLES[entry.severity]), title)
-    console.print(table)
+        lines = textwrap.wrap(
+            title, width=max(console.width - len(indent), 30), break_on_hyphens=False
+        )
+        row = Text(entry.slug.ljust(slug_width), style="magenta")
+        row.append("  ")
+        row.append(entry.severity.value.ljust(len("severity")), style=_STYLES[entry.severity])
+        row.append(f"  {lines[0]}")
+        console.print(row, soft_wrap=True)
+        for line in lines[1:]:
+            console.print(Text(f"{indent}{line}"), soft_wrap=True)
 
 
 def explain(slug: str) -> Rule | None:
@@ -273,21 +289,23 @@ def explain(slug: str) -> Rule | None:
 
 def print_explanation(entry: Rule, console: Console) -> None:
     """One rule in full (``gpuscale lint --explain SLUG``)."""
-    console.print(Text.assemble((entry.slug, "bold magenta"), f": {entry.title}"))
+    heading = _wrapped(f"{entry.slug}: {entry.title}", console.width, "")
+    console.print(
+        Text(heading[: len(entry.slug)], style="bold magenta") + Text(heading[len(entry.slug) :])
+    )
     console.print(
         Text.assemble("default severity: ", (entry.severity.value, _STYLES[entry.severity]))
     )
     if entry.requires:
-        state = "" if entry.available else " (not available yet)"
+        state = "" if entry.available else " (not run yet: this build lacks it)"
         console.print(f"needs: {entry.requires}{state}")
     console.print()
-    console.print(Text(_plain(entry.explanation)))
+    console.print(Text(_wrapped(_plain(entry.explanation), console.width, "")))
     console.print()
     console.print(Text("reported:", style="bold"))
-    console.print(Padding(_yaml(entry.example), (0, 0, 0, 2)))
+    console.print(_snippet(entry.example), soft_wrap=True)
     console.print(Text("fixed:", style="bold"))
-    console.print(Padding(_yaml(entry.fix), (0, 0, 0, 2)))
-    console.print(f"more: {entry.help_uri}")
+    console.print(_snippet(entry.fix), soft_wrap=True)
 
 
 def _plain(markdown: str) -> str:
@@ -306,9 +324,8 @@ def catalogue_markdown() -> str:
         "says so.",
         "",
         "Suppress a finding with a YAML comment `# gpuscale: ignore[slug]` (several: "
-        "`ignore[slug1,slug2]`; all rules: `ignore`) on the offending key's line or alone "
-        "on the line above it; on an object's first line (or alone above it) the comment "
-        "covers the whole object.",
+        "`ignore[slug1, slug2]`) on the offending key's line or on the line above it; on an "
+        "object's first line (or the line above it) the comment covers the whole object.",
         "",
         "| rule | severity | what it finds |",
         "| --- | --- | --- |",
@@ -317,7 +334,7 @@ def catalogue_markdown() -> str:
         title = entry.title
         if entry.requires:
             title += f" *(needs the {entry.requires}"
-            title += ")*" if entry.available else "; not available yet)*"
+            title += ")*" if entry.available else "; not run yet)*"
         lines.append(f"| [`{entry.slug}`](#{entry.slug}) | {entry.severity.value} | {title} |")
     for entry in catalogue():
         lines += [
@@ -326,7 +343,7 @@ def catalogue_markdown() -> str:
             "",
             f"**{entry.title}.** Default severity: **{entry.severity.value}**."
             + (f" Needs the {entry.requires}." if entry.requires else "")
-            + ("" if entry.available else " Not available yet."),
+            + ("" if entry.available else f" Not run yet: this build has no {entry.requires}."),
             "",
             entry.explanation,
             "",

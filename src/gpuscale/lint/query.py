@@ -38,7 +38,7 @@ from typing import Any
 
 import promql_parser as pp
 
-from gpuscale.lint._access import is_templated
+from gpuscale.manifests import is_templated
 
 __all__ = [
     "Cardinality",

@@ -47,11 +47,18 @@ WORKLOAD_KINDS = ("Deployment", "StatefulSet")
 GPU_RESOURCES = ("amd.com/gpu", "nvidia.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe")
 """Extended resource names of the GPU device plugins gpuscale knows."""
 
-_TEMPLATE = re.compile(r"\$\{[^}]*\}|\{\{.*\}\}|^<[^<>]+>$|\{%.*%\}")
+_TEMPLATE = re.compile(r"\$\{|\$[A-Za-z_]|\{\{|\}\}|\{%.*%\}|<\s*[A-Za-z][\w. -]*>")
 
 
 def is_templated(value: Any) -> bool:
-    """Whether ``value`` is a template placeholder rather than a real value."""
+    """Whether ``value`` holds a placeholder that a person or a tool fills in before applying.
+
+    Recognised anywhere in the text: ``${VAR}`` and ``$VAR`` (envsubst, Grafana's
+    ``$__rate_interval``), ``{{ ... }}`` (Helm, Jinja; an unbalanced ``{{`` or ``}}`` too, as
+    a template split over lines leaves), ``{% ... %}``, and ``<name>`` made of letters,
+    digits, ``_``, ``-``, ``.`` and spaces (tutorials' ``<your-namespace>``,
+    ``doks.<provider-domain>/gpu-brand``).
+    """
     return isinstance(value, str) and bool(_TEMPLATE.search(value))
 
 
@@ -128,6 +135,8 @@ class _Reader:
         for name, value in self.mapping(path).items():
             if is_templated(value):
                 continue
+            if not isinstance(value, str | int | float):
+                raise self.fail((*path, name), "a quantity such as 1, 500m or 2Gi", value)
             try:
                 result[name] = parse_quantity(value)
             except (ValueError, TypeError):

@@ -1,36 +1,53 @@
-"""Helpers for lint tests: lint a YAML string, find the line a key is on."""
+"""Helpers for lint tests: lint a YAML string through the real loader, build a profile,
+find the line a key is on."""
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-import pytest
-
-from gpuscale.lint import Finding, LintOptions, ProfileValues, Severity, run_lint
-from tests.unit.lint.adapter import load_text
+from gpuscale.lint import Finding, LintOptions, Severity, run_lint
+from gpuscale.manifests import load_text
+from gpuscale.profile import Profile
 
 DATA = Path(__file__).parent / "data"
+EXAMPLES = Path(__file__).parents[3] / "examples"
 
 
 def lint_yaml(
     text: str,
     *,
-    profile: ProfileValues | None = None,
+    profile: Profile | None = None,
     select: Iterable[str] | None = None,
     namespace: str = "default",
     file: str = "manifest.yaml",
 ) -> list[Finding]:
     """Findings for ``text`` (dedented), restricted to ``select`` rules when given."""
-    text = textwrap.dedent(text)
-    objects = load_text(text, file)
+    manifests = load_text(textwrap.dedent(text), file)
     options = LintOptions(
         select=frozenset(select) if select is not None else None,
         namespace=namespace,
         fail_on=Severity.INFO,
     )
-    return list(run_lint(objects, profile, options, sources={file: text}).findings)
+    return list(run_lint(manifests, profile, options).findings)
+
+
+def make_profile(**sections: Any) -> Profile:
+    """A profile from its sections as plain data (``gpuscale.yaml``'s keys), defaults filled
+    as :func:`gpuscale.profile.load_profile` fills them."""
+    return Profile.model_validate(sections)
+
+
+def gpu_pool(
+    name: str = "gpu",
+    size: str = "gpu-mi300x1-192gb",
+    max_nodes: int = 4,
+    **fields: Any,
+) -> dict[str, Any]:
+    """A node pool entry for :func:`make_profile` (DOKS labels and taints from the size)."""
+    return {"name": name, "size": size, "min_nodes": 0, "max_nodes": max_nodes, **fields}
 
 
 def line_of(text: str, needle: str, occurrence: int = 1) -> int:
@@ -47,8 +64,3 @@ def line_of(text: str, needle: str, occurrence: int = 1) -> int:
 def only(findings: list[Finding], rule: str) -> list[Finding]:
     """The findings of one rule."""
     return [f for f in findings if f.rule == rule]
-
-
-@pytest.fixture
-def tutorial_text() -> str:
-    return (DATA / "tutorial" / "resources.yaml").read_text()

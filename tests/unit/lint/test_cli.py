@@ -1,48 +1,29 @@
 """``gpuscale lint`` as a command: flags, files, directories, stdin, outputs, exit codes.
 
-The command is not registered in ``gpuscale.cli.main`` yet (it waits for the real
-manifest loader), so these tests register it on a fresh Typer app with the test adapter.
+Run through the real entry point (:func:`gpuscale.cli.main.main`), the real loader and
+the real profile reader, on copies of ``examples/``.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
-from gpuscale.cli.lint_cmd import collect_files, register
-from gpuscale.errors import ManifestError
-from tests.unit.lint.adapter import load_text, read_profile
-from tests.unit.lint.conftest import DATA, line_of
+from gpuscale.cli.main import COMMAND_MODULES, main
+from tests.unit.lint.conftest import EXAMPLES, line_of
 
-TUTORIAL = DATA / "tutorial" / "resources.yaml"
-FIXED = DATA / "tutorial" / "fixed.yaml"
+TUTORIAL = EXAMPLES / "tutorial" / "resources.yaml"
+FIXED = EXAMPLES / "tutorial-fixed" / "resources.yaml"
 
 
-def _parse(text: str, file: str) -> list[object]:
-    if "\t" in text.split("\n", 1)[0]:
-        raise ManifestError("tabs are not allowed in YAML indentation", where=f"{file}:1")
-    return list(load_text(text, file))
-
-
-def _app() -> typer.Typer:
-    app = typer.Typer()
-
-    @app.callback()
-    def root() -> None:
-        """Test root."""
-
-    register(app, parse=_parse, read_profile=read_profile)  # type: ignore[arg-type]
-    return app
-
-
-def _run(*argv: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(_app(), ["lint", *argv], input=stdin)
-    return result.exit_code, result.stdout, result.stderr
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["lint", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
 @pytest.fixture
@@ -50,6 +31,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "k8s" / "nested").mkdir(parents=True)
     shutil.copy(TUTORIAL, tmp_path / "k8s" / "resources.yaml")
     shutil.copy(FIXED, tmp_path / "k8s" / "nested" / "fixed.yml")
+    shutil.copy(EXAMPLES / "tutorial" / "gpuscale.yaml", tmp_path / "k8s" / "gpuscale.yaml")
     (tmp_path / "k8s" / "README.md").write_text("not a manifest")
     (tmp_path / "k8s" / ".hidden").mkdir()
     (tmp_path / "k8s" / ".hidden" / "x.yaml").write_text("kind: [")
@@ -57,49 +39,58 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_findings_exit_1_with_text(workdir: Path) -> None:
-    code, out, _ = _run("k8s/resources.yaml")
+def test_registered_after_profile() -> None:
+    assert COMMAND_MODULES.index("lint_cmd") == COMMAND_MODULES.index("profile_cmd") + 1
+
+
+def test_findings_exit_1_with_text(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "k8s/resources.yaml")
     assert code == 1
+    assert err == ""
     assert "k8s/resources.yaml" in out
     assert "query-divides-by-replicas" in out
 
 
-def test_clean_manifests_exit_0(workdir: Path) -> None:
-    code, out, _ = _run("k8s/nested/fixed.yml")
+def test_clean_manifests_exit_0(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "k8s/nested/fixed.yml", "--fail-on", "warning")
     assert code == 0
-    assert "0 errors, 0 warnings, 0 info" in out
+    assert "0 errors, 0 warnings" in out
 
 
-def test_fail_on_warning_and_ignore(workdir: Path) -> None:
-    errors = "query-divides-by-replicas,servicemonitor-namespace-mismatch,gpu-node-selector"
-    code, _, _ = _run("k8s/resources.yaml", "--ignore", errors)
+def test_fail_on_warning_and_ignore(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    errors = "query-divides-by-replicas,servicemonitor-namespace-mismatch"
+    code, _, _ = _run(capsys, "k8s/resources.yaml", "--ignore", errors)
     assert code == 0
-    code, _, _ = _run("k8s/resources.yaml", "--ignore", errors, "--fail-on", "warning")
+    code, _, _ = _run(capsys, "k8s/resources.yaml", "--ignore", errors, "--fail-on", "warning")
     assert code == 1
 
 
-def test_directory_is_walked_and_hidden_entries_skipped(workdir: Path) -> None:
-    assert collect_files(["k8s"]) == ["k8s/resources.yaml", "k8s/nested/fixed.yml"]
-    code, out, _ = _run("k8s", "-o", "json")
+def test_directory_is_walked_and_the_profile_and_hidden_entries_skipped(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(capsys, "k8s", "-o", "json")
     document = json.loads(out)
     assert code == 1
-    assert document["summary"]["files"] == ["k8s/resources.yaml", "k8s/nested/fixed.yml"]
+    assert document["summary"]["files"] == ["k8s/nested/fixed.yml", "k8s/resources.yaml"]
     assert document["summary"]["objects"] == 9
 
 
-def test_stdin(workdir: Path) -> None:
-    code, out, _ = _run(
-        "-", "-o", "json", "--select", "cooldown-has-no-effect", stdin=TUTORIAL.read_text()
-    )
+def test_stdin(
+    workdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(TUTORIAL.read_text()))
+    code, out, _ = _run(capsys, "-", "-o", "json", "--select", "cooldown-has-no-effect")
     document = json.loads(out)
     assert code == 0
     [finding] = document["findings"]
-    assert finding["location"]["file"] == "-"
+    assert finding["location"]["file"] == "<stdin>"
     assert finding["location"]["line"] == line_of(TUTORIAL.read_text(), "cooldownPeriod:")
 
 
-def test_sarif_uris_are_relative_to_the_working_directory(workdir: Path) -> None:
-    code, out, _ = _run(str(workdir / "k8s" / "resources.yaml"), "-o", "sarif")
+def test_sarif_uris_are_relative_to_the_working_directory(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(capsys, str(workdir / "k8s" / "resources.yaml"), "-o", "sarif")
     log = json.loads(out)
     uris = {
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
@@ -109,29 +100,41 @@ def test_sarif_uris_are_relative_to_the_working_directory(workdir: Path) -> None
     assert uris == {"k8s/resources.yaml"}
 
 
-def test_namespace_flag(workdir: Path) -> None:
-    _, out, _ = _run("k8s/resources.yaml", "-n", "kube-system", "-o", "json")
+def test_namespace_flag(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = _run(capsys, "k8s/resources.yaml", "-n", "kube-system", "-o", "json")
     rules = {f["rule"] for f in json.loads(out)["findings"]}
     assert "servicemonitor-namespace-mismatch" not in rules
+    _, out, _ = _run(capsys, "k8s/resources.yaml", "-o", "json")
+    assert "servicemonitor-namespace-mismatch" in {f["rule"] for f in json.loads(out)["findings"]}
 
 
-def test_profile(workdir: Path) -> None:
+def test_profile(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workdir / "profile.yaml").write_text(
-        "release_name: kps\nprometheus_namespace: monitoring\nnode_pools:\n"
-        "  - {name: gpu, gpu_vendor: amd, gpus_per_node: 1, max_nodes: 2}\n"
+        "prometheus:\n  release: kps\n  namespace: monitoring\nnode_pools:\n"
+        "  - {name: gpu, size: gpu-mi300x1-192gb, max_nodes: 2}\n"
     )
-    _, out, _ = _run("k8s/resources.yaml", "--profile", "profile.yaml", "-o", "json")
+    _, out, _ = _run(capsys, "k8s/resources.yaml", "--profile", "profile.yaml", "-o", "json")
     rules = {f["rule"] for f in json.loads(out)["findings"]}
-    assert {"prometheus-address-namespace", "max-exceeds-gpu-capacity"} <= rules
+    assert {
+        "prometheus-address-namespace",
+        "max-exceeds-gpu-capacity",
+        "servicemonitor-not-selected",
+    } <= rules
+    assert "prometheus-in-kube-system" not in rules
 
 
-def test_list_and_explain(workdir: Path) -> None:
-    code, out, _ = _run("--list")
+def test_list_and_explain(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--list")
     assert code == 0
     assert "query-divides-by-replicas" in out
-    code, out, _ = _run("--explain", "query-unscoped")
+    assert "flaps-under-steady-load" in out
+    assert " ".join(out.split()).count("(not run yet: needs the simulator") == 1
+    code, out, _ = _run(capsys, "--explain", "query-unscoped")
     assert code == 0
     assert out.startswith("query-unscoped: ")
+    code, out, _ = _run(capsys, "--explain", "flaps-under-steady-load")
+    assert code == 0
+    assert "needs: simulator (not run yet" in out
 
 
 @pytest.mark.parametrize(
@@ -141,16 +144,18 @@ def test_list_and_explain(workdir: Path) -> None:
         (("nope.yaml",), "nope.yaml: no such file or directory"),
         (("k8s/nested", "--select", "not-a-rule"), "--select: unknown rule not-a-rule"),
         (("--explain", "not-a-rule"), "--explain: unknown rule not-a-rule"),
-        (("tabbed.yaml",), "tabbed.yaml:1: tabs are not allowed"),
-        (("empty",), "empty: no .yaml, .yml or .json files"),
+        (("broken.yaml",), "broken.yaml:3: not valid YAML"),
+        (("empty",), "empty: the directory holds no *.yaml or *.yml files"),
+        (("k8s", "--profile", "bad-profile.yaml"), "bad-profile.yaml:1: unknown key 'nodes'"),
     ],
 )
 def test_input_errors_exit_2_with_one_line(
-    workdir: Path, argv: tuple[str, ...], words: str
+    workdir: Path, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], words: str
 ) -> None:
-    (workdir / "tabbed.yaml").write_text("kind:\tService\n")
+    (workdir / "broken.yaml").write_text("kind: Service\nmetadata: [\n")
     (workdir / "empty").mkdir()
-    code, out, err = _run(*argv)
+    (workdir / "bad-profile.yaml").write_text("nodes: 3\n")
+    code, out, err = _run(capsys, *argv)
     assert code == 2
     assert out == ""
     assert err.startswith("gpuscale: error: ")
@@ -158,8 +163,8 @@ def test_input_errors_exit_2_with_one_line(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_usage_errors_exit_2(workdir: Path) -> None:
-    code, _, _ = _run("k8s", "--output", "xml")
+def test_usage_errors_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = _run(capsys, "k8s", "--output", "xml")
     assert code == 2
-    code, _, _ = _run("k8s", "--fail-on", "fatal")
+    code, _, _ = _run(capsys, "k8s", "--fail-on", "fatal")
     assert code == 2

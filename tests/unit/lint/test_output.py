@@ -21,16 +21,16 @@ from gpuscale.lint.output import (
     render_json,
     render_sarif,
 )
-from tests.unit.lint.adapter import load_text
-from tests.unit.lint.conftest import DATA, line_of
+from gpuscale.manifests import load_text
+from tests.unit.lint.conftest import DATA, EXAMPLES, line_of
 
-TUTORIAL = (DATA / "tutorial" / "resources.yaml").read_text()
+TUTORIAL = (EXAMPLES / "tutorial" / "resources.yaml").read_text()
 SARIF_SCHEMA = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text())
 FILE = "examples/tutorial/resources.yaml"
 
 
 def _report(text: str = TUTORIAL, file: str = FILE) -> LintReport:
-    return run_lint(load_text(text, file), None, LintOptions(), sources={file: text})
+    return run_lint(load_text(text, file), None, LintOptions())
 
 
 def _console() -> tuple[Console, io.StringIO]:
@@ -57,11 +57,15 @@ def test_text_groups_by_file_and_shows_why_and_fix() -> None:
     assert "in 5 objects from 1 file" in out
 
 
-def test_text_for_a_clean_set() -> None:
-    report = _report((DATA / "tutorial" / "fixed.yaml").read_text())
+def test_text_for_a_set_without_errors_or_warnings() -> None:
+    report = _report((EXAMPLES / "tutorial-fixed" / "resources.yaml").read_text())
     console, buffer = _console()
     print_text(report, console)
-    assert buffer.getvalue().strip() == "0 errors, 0 warnings, 0 info in 4 objects from 1 file"
+    info = report.counts()[Severity.INFO]
+    assert buffer.getvalue().splitlines()[-1] == (
+        f"0 errors, 0 warnings, {info} info in 4 objects from 1 file"
+    )
+    assert not report.failed
 
 
 # --- JSON -------------------------------------------------------------------------------
@@ -125,12 +129,20 @@ def test_sarif_rules_and_results() -> None:
     [run] = log["runs"]
     driver = run["tool"]["driver"]
     assert driver["name"] == "gpuscale"
+    assert "informationUri" not in driver
     assert [r["id"] for r in driver["rules"]] == [r.slug for r in catalogue()]
     for rule, entry in zip(driver["rules"], catalogue(), strict=True):
         assert rule["shortDescription"]["text"] == entry.title
-        assert rule["fullDescription"]["text"] == entry.explanation
-        assert rule["helpUri"].endswith(f"#{entry.slug}")
+        assert rule["fullDescription"]["markdown"] == entry.explanation
+        assert "`" not in rule["fullDescription"]["text"]
+        # No made-up URL: the explanation, the example and the fix travel in the log.
+        assert "helpUri" not in rule
+        assert entry.fix in rule["help"]["text"]
+        assert entry.example in rule["help"]["markdown"]
+        assert rule["properties"].get("available", True) is entry.available
         assert rule["defaultConfiguration"]["level"] in {"error", "warning", "note"}
+    flaps = next(r for r in driver["rules"] if r["id"] == "flaps-under-steady-load")
+    assert flaps["properties"] == {"requires": "simulator", "available": False}
     assert len(run["results"]) == len(report.findings)
     for result, finding in zip(run["results"], report.findings, strict=True):
         assert result["ruleId"] == finding.rule
@@ -163,7 +175,7 @@ def test_sarif_of_an_empty_report_is_valid() -> None:
         ("/work/project/k8s/so.yaml", "k8s/so.yaml"),
         ("/elsewhere/so.yaml", "file:///elsewhere/so.yaml"),
         ("k8s/my app.yaml", "k8s/my%20app.yaml"),
-        ("-", "stdin"),
+        ("<stdin>", "stdin"),
     ],
 )
 def test_artifact_uri(file: str, uri: str) -> None:
@@ -179,7 +191,8 @@ def test_list_prints_every_rule() -> None:
     out = buffer.getvalue()
     for entry in catalogue():
         assert entry.slug in out
-    assert "needs the simulator; not available yet" in out
+    assert "not run yet: needs the simulator" in " ".join(out.split())
+    assert all(line == line.rstrip() for line in out.splitlines())
 
 
 def test_explain_prints_the_explanation_and_both_snippets() -> None:

@@ -2,21 +2,22 @@
 
 Property-based: hypothesis builds documents of every kind lint reads whose values have
 arbitrary types (strings, numbers, booleans, nulls, lists, mappings, placeholders), in
-the places rules look, and every rule runs over them.
+the places rules look; they are written as JSON (which is YAML), read by the real loader,
+and every rule runs over them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import json
+import math
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuscale.lint import KeyPath, LintOptions, NodePool, ProfileValues, Taint, run_lint
-from tests.unit.lint.adapter import load_text
-from tests.unit.lint.conftest import DATA
+from gpuscale.lint import LintOptions, run_lint
+from gpuscale.manifests import Manifest, load_text
+from tests.unit.lint.conftest import EXAMPLES, gpu_pool, make_profile
 
 PLACEHOLDERS = ["${X}", "{{ .Values.x }}", "<name>", "$VAR", "", "amd.com/gpu", "80", "0"]
 scalars = st.one_of(
@@ -25,7 +26,8 @@ scalars = st.one_of(
     st.integers(min_value=-5, max_value=200),
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from(PLACEHOLDERS),
-    st.text(max_size=12),
+    # YAML allows no control characters or lone surrogates (YAML 1.2 §5.1).
+    st.text(st.characters(blacklist_categories=("Cs", "Cc", "Cn")), max_size=12),
 )
 values = st.recursive(
     scalars,
@@ -127,27 +129,6 @@ pod_spec = st.fixed_dictionaries(
 )
 
 
-@dataclass(frozen=True)
-class _Object:
-    kind: str
-    body: Mapping[str, Any]
-
-    @property
-    def name(self) -> str | None:
-        meta = self.body.get("metadata")
-        name = meta.get("name") if isinstance(meta, dict) else None
-        return name if isinstance(name, str) else None
-
-    @property
-    def namespace(self) -> str | None:
-        meta = self.body.get("metadata")
-        ns = meta.get("namespace") if isinstance(meta, dict) else None
-        return ns if isinstance(ns, str) else None
-
-    def line_of(self, key_path: KeyPath) -> tuple[str, int, int]:
-        return "fuzz.yaml", 1 + len(key_path), 1
-
-
 def _document(kind: str, parts: dict[tuple[str, ...], Any], name: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"kind": kind, "metadata": {"name": name}}
     for path, value in parts.items():
@@ -160,9 +141,25 @@ def _document(kind: str, parts: dict[tuple[str, ...], Any], name: Any) -> dict[s
     return body
 
 
+def _json(value: Any) -> Any:
+    """``value`` with the floats JSON cannot write (NaN, ±Inf) as YAML spells them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(item) for item in value]
+    return value
+
+
+def _loaded(bodies: list[dict[str, Any]], file: str = "fuzz.yaml") -> list[Manifest]:
+    text = "\n---\n".join(json.dumps(_json(body), ensure_ascii=False) for body in bodies)
+    return load_text(text, file) if bodies else []
+
+
 @st.composite
-def documents(draw: st.DrawFn) -> list[_Object]:
-    objects = []
+def documents(draw: st.DrawFn) -> list[Manifest]:
+    bodies = []
     for kind, keys in KEYS.items():
         for _ in range(draw(st.integers(min_value=0, max_value=2))):
             parts = {path: draw(values) for path in keys if draw(st.booleans())}
@@ -171,26 +168,21 @@ def documents(draw: st.DrawFn) -> list[_Object]:
             if kind == "Deployment" and draw(st.booleans()):
                 parts[("spec", "template", "spec")] = draw(pod_spec)
             name = draw(st.one_of(st.sampled_from(["web", "<name>", "${N}"]), values))
-            objects.append(_Object(kind, _document(kind, parts, name)))
-    return objects
+            bodies.append(_document(kind, parts, name))
+    return _loaded(bodies)
 
 
-PROFILE = ProfileValues(
-    release_name="kps",
-    prometheus_namespace="monitoring",
-    scrape_interval=60,
-    node_pools=(
-        NodePool(
-            "gpu", "amd", 1, {"doks.digitalocean.com/node-pool": "gpu"}, (Taint("amd.com/gpu"),), 2
-        ),
-    ),
-    default_startup_seconds=600,
+PROFILE = make_profile(
+    prometheus={"release": "kps", "namespace": "monitoring", "scrape_interval": "60s"},
+    node_pools=[gpu_pool(max_nodes=2)],
 )
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(objects=documents(), with_profile=st.booleans())
-def test_no_rule_crashes_on_malformed_documents(objects: list[_Object], with_profile: bool) -> None:
+def test_no_rule_crashes_on_malformed_documents(
+    objects: list[Manifest], with_profile: bool
+) -> None:
     report = run_lint(objects, PROFILE if with_profile else None, LintOptions(namespace="ns"))
     for finding in report.findings:
         assert finding.message
@@ -209,12 +201,17 @@ def _template(node: Any, placeholder: str) -> Any:
 
 
 def test_templated_tutorial_values_never_crash() -> None:
-    text = (DATA / "tutorial" / "resources.yaml").read_text()
-    loaded = load_text(text)
+    # The seed's own copy of the tutorial, whose mirror rewrote digitalocean.com in the
+    # nodeSelector key (examples/tutorial/README.md says so).
+    text = (EXAMPLES / "tutorial" / "resources.yaml").read_text()
+    text = text.replace("doks.digitalocean.com/gpu-brand", "doks.linux-console.net/gpu-brand")
+    loaded = load_text(text, "t.yaml")
     for placeholder in ("${VALUE}", "{{ .Values.x }}", "<value>", "$VALUE"):
-        objects = [_Object(o.kind, _template(dict(o.body), placeholder)) for o in loaded]
+        objects = _loaded([_template(dict(o.body), placeholder) for o in loaded], "t.yaml")
         report = run_lint(objects, PROFILE, LintOptions())
         rules = {f.rule for f in report.findings}
         assert "query-invalid" not in rules
-        # Keys are not templated: the tutorial's misspelled nodeSelector key is still wrong.
-        assert rules <= {"scaledobject-target-missing", "gpu-node-selector"}, rules
+        # Keys are not templated: the seed's misspelled nodeSelector key is still wrong,
+        # and the container still has no readiness probe.
+        assert "gpu-node-selector" in rules
+        assert rules <= {"gpu-node-selector", "no-readiness-probe"}, rules

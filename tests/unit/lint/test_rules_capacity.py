@@ -4,24 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.lint import NodePool, ProfileValues, Severity, Taint
-from tests.unit.lint.conftest import line_of, lint_yaml, only
+from gpuscale.lint import Severity
+from gpuscale.profile import Profile
+from tests.unit.lint.conftest import gpu_pool, line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object, service, service_monitor
 
-
-def _pool(name: str = "gpu", vendor: str = "amd", gpus: int = 1, max_nodes: int = 4) -> NodePool:
-    return NodePool(
-        name=name,
-        gpu_vendor=vendor,
-        gpus_per_node=gpus,
-        labels={"doks.digitalocean.com/gpu-brand": vendor, "doks.digitalocean.com/node-pool": name},
-        taints=(Taint(f"{vendor}.com/gpu"),),
-        max_nodes=max_nodes,
-    )
+SIZES = {("amd", 1): "gpu-mi300x1-192gb", ("nvidia", 1): "gpu-h100x1-80gb"}
+SIZES[("nvidia", 8)] = "gpu-h100x8-640gb"
 
 
-def _profile(*pools: NodePool, startup: float | None = None) -> ProfileValues:
-    return ProfileValues(node_pools=pools or (_pool(),), default_startup_seconds=startup)
+def _pool(name: str = "gpu", vendor: str = "amd", gpus: int = 1, max_nodes: int = 4) -> dict:
+    return gpu_pool(name, SIZES[(vendor, gpus)], max_nodes)
+
+
+def _profile(*pools: dict, startup: str | None = None) -> Profile:
+    workloads = {"web": {"startup_time": startup}} if startup else {}
+    return make_profile(node_pools=list(pools or (_pool(),)), workloads=workloads)
 
 
 # --- max-exceeds-gpu-capacity -----------------------------------------------------------
@@ -81,7 +79,7 @@ def test_capacity_pools_excluded_by_the_node_selector() -> None:
     ],
     ids=["no-profile", "no-gpu", "target-not-in-set", "templated-gpus"],
 )
-def test_capacity_near_misses(workload: str, profile: ProfileValues | None) -> None:
+def test_capacity_near_misses(workload: str, profile: Profile | None) -> None:
     text = docs(workload, scaled_object()) if workload else scaled_object()
     assert only(lint_yaml(text, profile=profile), "max-exceeds-gpu-capacity") == []
 
@@ -108,16 +106,33 @@ def test_scale_to_zero_initial_cooldown_shorter_than_profile_startup() -> None:
         deployment(), scaled_object(spec="minReplicaCount: 0\ninitialCooldownPeriod: 120\n")
     )
     assert only(lint_yaml(text), "scale-to-zero-slow-start") == []
-    [finding] = only(lint_yaml(text, profile=_profile(startup=600)), "scale-to-zero-slow-start")
+    profile = _profile(startup="40s")
+    [finding] = only(lint_yaml(text, profile=profile), "scale-to-zero-slow-start")
     assert finding.location.line == line_of(text, "initialCooldownPeriod:")
-    assert "10m" in finding.why
-    assert "initialCooldownPeriod: 600" in finding.fix
+    # The GPU pool scales from 0: a node (10m, the GPU pool default), the image (20s,
+    # the workload default) and the workload's own start-up (40s, written).
+    assert "a gpu node 10m + image pull 20s + start-up 40s" in finding.why
+    assert "initialCooldownPeriod: 660" in finding.fix
+
+
+def test_scale_to_zero_startup_without_a_node_when_the_pool_keeps_one() -> None:
+    text = docs(
+        deployment(), scaled_object(spec="minReplicaCount: 0\ninitialCooldownPeriod: 120\n")
+    )
+    warm = make_profile(
+        node_pools=[gpu_pool(min_nodes=1)], workloads={"web": {"startup_time": "3m"}}
+    )
+    [finding] = only(lint_yaml(text, profile=warm), "scale-to-zero-slow-start")
+    assert "image pull 20s + start-up 3m" in finding.why
+    assert "node" not in finding.why.split("start-up time")[1]
+    quick = make_profile(node_pools=[gpu_pool(min_nodes=1)])
+    assert only(lint_yaml(text, profile=quick), "scale-to-zero-slow-start") == []
 
 
 @pytest.mark.parametrize(
     ("workload", "spec", "startup"),
     [
-        (deployment(), "minReplicaCount: 0\ninitialCooldownPeriod: 900\n", 600.0),
+        (deployment(), "minReplicaCount: 0\ninitialCooldownPeriod: 900\n", "1m"),
         (deployment(), "minReplicaCount: 1\n", None),
         (deployment(gpu=None), "minReplicaCount: 0\n", None),
         ("", "minReplicaCount: 0\n", None),
@@ -125,7 +140,7 @@ def test_scale_to_zero_initial_cooldown_shorter_than_profile_startup() -> None:
     ],
     ids=["long-enough", "min-one", "cpu-workload", "target-not-in-set", "templated"],
 )
-def test_scale_to_zero_near_misses(workload: str, spec: str, startup: float | None) -> None:
+def test_scale_to_zero_near_misses(workload: str, spec: str, startup: str | None) -> None:
     so = scaled_object(spec=spec)
     text = docs(workload, so) if workload else so
     found = lint_yaml(text, profile=_profile(startup=startup))
@@ -179,5 +194,5 @@ def test_polling_near_misses(interval: str, spec: str) -> None:
 def test_polling_uses_the_profile_scrape_interval() -> None:
     text = scaled_object(spec="minReplicaCount: 0\npollingInterval: 5\n")
     assert only(lint_yaml(text), "polling-faster-than-scrape") == []
-    found = lint_yaml(text, profile=ProfileValues(scrape_interval=30))
+    found = lint_yaml(text, profile=make_profile(prometheus={"scrape_interval": "30s"}))
     assert len(only(found, "polling-faster-than-scrape")) == 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.lint import ProfileValues, Severity
-from tests.unit.lint.conftest import line_of, lint_yaml, only
+from gpuscale.lint import Severity
+from tests.unit.lint.conftest import line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object, service, service_monitor
 
 PER_POD = (
@@ -174,7 +174,7 @@ def test_rate_window_too_short_uses_the_servicemonitor_interval() -> None:
 def test_rate_window_too_short_uses_the_profile_without_a_servicemonitor() -> None:
     text = scaled_object('sum(rate(http_requests_total{app="web"}[30s]))')
     assert only(lint_yaml(text), "rate-window-too-short") == []
-    found = lint_yaml(text, profile=ProfileValues(scrape_interval=30))
+    found = lint_yaml(text, profile=make_profile(prometheus={"scrape_interval": "30s"}))
     assert len(only(found, "rate-window-too-short")) == 1
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.lint import ProfileValues, Severity
-from tests.unit.lint.conftest import line_of, lint_yaml, only
+from gpuscale.lint import Severity
+from gpuscale.profile import Profile
+from tests.unit.lint.conftest import line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object
 
 ZERO_TO_N = "minReplicaCount: 0\n"
@@ -109,9 +110,9 @@ def test_activation_near_misses(spec: str, activation: str) -> None:
     ("spec", "severity"),
     [
         (ZERO_TO_N, Severity.WARNING),
-        ("minReplicaCount: 1\n", Severity.INFO),
+        ("minReplicaCount: 1\n", Severity.WARNING),
         ("minReplicaCount: 0\nfallback:\n  failureThreshold: 3\n  replicas: 2\n", Severity.ERROR),
-        ("minReplicaCount: 1\nfallback:\n  failureThreshold: 3\n  replicas: 2\n", Severity.WARNING),
+        ("minReplicaCount: 1\nfallback:\n  failureThreshold: 3\n  replicas: 2\n", Severity.ERROR),
         ("minReplicaCount: 2\nidleReplicaCount: 0\n", Severity.WARNING),
     ],
     ids=["min-zero", "min-one", "fallback-at-zero", "fallback-at-one", "idle"],
@@ -120,7 +121,8 @@ def test_null_values_ignored_severity(spec: str, severity: Severity) -> None:
     text = scaled_object(spec=spec)
     [finding] = only(lint_yaml(text), "null-values-ignored")
     assert finding.severity is severity
-    assert finding.location.line == line_of(text, "query:")
+    # On the trigger's metadata, where ignoreNullValues goes (the object's is the first).
+    assert finding.location.line == line_of(text, "metadata:", 2)
     assert 'ignoreNullValues: "false"' in finding.fix
     if "fallback" in spec:
         assert "can never trigger" in finding.why
@@ -142,13 +144,22 @@ def test_null_values_near_misses(query: str, metadata: str) -> None:
     assert only(lint_yaml(text), "null-values-ignored") == []
 
 
+def test_null_values_silent_when_keda_cannot_read_the_trigger() -> None:
+    # KEDA's parser refuses a templated threshold, so what it does with an empty result
+    # is not decided: the rule stays silent (the query rules still run).
+    text = scaled_object(spec=ZERO_TO_N, threshold="'${T}'")
+    found = lint_yaml(text)
+    assert only(found, "null-values-ignored") == []
+    assert only(lint_yaml(scaled_object(spec=ZERO_TO_N)), "null-values-ignored")
+
+
 # --- replica-bounds-invalid -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("spec", "key"),
     [
-        ("minReplicaCount: 4\nmaxReplicaCount: 2\n", "maxReplicaCount:"),
+        ("minReplicaCount: 4\nmaxReplicaCount: 2\n", "minReplicaCount:"),
         ("minReplicaCount: 150\n", "minReplicaCount:"),
         ("minReplicaCount: 2\nidleReplicaCount: 2\n", "idleReplicaCount:"),
         ("idleReplicaCount: 0\n", "idleReplicaCount:"),
@@ -159,6 +170,7 @@ def test_replica_bounds_invalid(spec: str, key: str) -> None:
     text = scaled_object(spec=spec)
     [finding] = only(lint_yaml(text), "replica-bounds-invalid")
     assert finding.location.line == line_of(text, key)
+    assert finding.message.startswith("KEDA rejects the replica bounds: ")
 
 
 @pytest.mark.parametrize(
@@ -208,9 +220,12 @@ def _address(address: str) -> str:
     return scaled_object().replace("http://prometheus-operated.monitoring.svc:9090", address)
 
 
+MONITORING = make_profile(prometheus={"namespace": "monitoring"})
+
+
 def test_address_namespace_against_the_profile() -> None:
     text = _address("http://prometheus-operated.kube-system.svc.cluster.local:9090")
-    profile = ProfileValues(prometheus_namespace="monitoring")
+    profile = make_profile(prometheus={"namespace": "monitoring"})
     [finding] = only(lint_yaml(text, profile=profile), "prometheus-address-namespace")
     assert finding.location.line == line_of(text, "serverAddress:")
     assert "prometheus-operated.monitoring.svc.cluster.local:9090" in finding.fix
@@ -222,16 +237,54 @@ def test_address_namespace_against_the_profile() -> None:
         ("http://prometheus-operated.kube-system.svc:9090", None),
         (
             "http://prometheus-operated.monitoring.svc:9090",
-            ProfileValues(prometheus_namespace="monitoring"),
+            MONITORING,
         ),
-        ("http://prometheus.example.com:9090", ProfileValues(prometheus_namespace="monitoring")),
-        ("http://${PROM}:9090", ProfileValues(prometheus_namespace="monitoring")),
+        ("http://prometheus.example.com:9090", MONITORING),
+        ("http://${PROM}:9090", MONITORING),
+        ("http://prometheus-operated.monitoring.svc:9090", Profile.default()),
     ],
-    ids=["no-profile", "same-namespace", "external-host", "templated"],
+    ids=["no-profile", "same-namespace", "external-host", "templated", "profile-default"],
 )
-def test_address_namespace_near_misses(address: str, profile: ProfileValues | None) -> None:
+def test_address_namespace_near_misses(address: str, profile: Profile | None) -> None:
     found = lint_yaml(_address(address), profile=profile)
     assert only(found, "prometheus-address-namespace") == []
+
+
+# --- prometheus-in-kube-system ---------------------------------------------------------
+
+KUBE_SYSTEM = "http://prometheus-operated.kube-system.svc.cluster.local:9090"
+
+
+@pytest.mark.parametrize(
+    "profile",
+    [None, make_profile(prometheus={"namespace": "kube-system"})],
+    ids=["no-profile", "profile-says-kube-system"],
+)
+def test_prometheus_in_kube_system(profile: Profile | None) -> None:
+    text = _address(KUBE_SYSTEM)
+    [finding] = only(lint_yaml(text, profile=profile), "prometheus-in-kube-system")
+    assert finding.severity is Severity.WARNING
+    assert finding.location.line == line_of(text, "serverAddress:")
+    assert "prometheus-operated.monitoring.svc.cluster.local:9090" in finding.fix
+    assert "-n monitoring" in finding.fix
+
+
+@pytest.mark.parametrize(
+    ("address", "profile"),
+    [
+        ("http://prometheus-operated.monitoring.svc:9090", None),
+        ("http://kube-system.example.com:9090", None),
+        ("http://prometheus-operated.${NS}.svc:9090", None),
+        (KUBE_SYSTEM, MONITORING),
+    ],
+    ids=["own-namespace", "external-host", "templated", "profile-names-another"],
+)
+def test_prometheus_in_kube_system_near_misses(address: str, profile: Profile | None) -> None:
+    found = lint_yaml(_address(address), profile=profile)
+    assert only(found, "prometheus-in-kube-system") == []
+    if profile is MONITORING:
+        # The profile says where Prometheus is: the wrong address is the finding instead.
+        assert len(only(found, "prometheus-address-namespace")) == 1
 
 
 # --- scaledobject-target-missing --------------------------------------------------------

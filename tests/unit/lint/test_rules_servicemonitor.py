@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.lint import ProfileValues, Severity
-from tests.unit.lint.conftest import line_of, lint_yaml, only
+from gpuscale.lint import Severity
+from gpuscale.profile import Profile
+from tests.unit.lint.conftest import line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import docs, service, service_monitor
 
 KUBE_SYSTEM = "namespaceSelector:\n  matchNames:\n    - kube-system\n"
@@ -118,7 +119,7 @@ def test_missing_release_label_is_a_warning_without_a_profile() -> None:
 
 def test_release_mismatch_against_the_profile_is_an_error() -> None:
     text = service_monitor()
-    profile = ProfileValues(release_name="kube-prometheus-stack")
+    profile = make_profile(prometheus={"release": "kube-prometheus-stack"})
     [finding] = only(lint_yaml(text, profile=profile), "servicemonitor-not-selected")
     assert finding.severity is Severity.ERROR
     assert finding.location.line == line_of(text, "release:")
@@ -135,11 +136,11 @@ def test_no_labels_at_all() -> None:
     ("labels", "profile"),
     [
         ("release: prometheus", None),
-        ("release: kps", ProfileValues(release_name="kps")),
+        ("release: kps", make_profile(prometheus={"release": "kps"})),
         ("release: '{{ .Release.Name }}'", None),
     ],
 )
-def test_not_selected_near_misses(labels: str, profile: ProfileValues | None) -> None:
+def test_not_selected_near_misses(labels: str, profile: Profile | None) -> None:
     found = lint_yaml(service_monitor(labels=labels), profile=profile)
     assert only(found, "servicemonitor-not-selected") == []
 

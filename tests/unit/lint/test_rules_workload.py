@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.lint import NodePool, ProfileValues, Severity, Taint
-from tests.unit.lint.conftest import line_of, lint_yaml, only
-from tests.unit.lint.manifests import deployment
+from gpuscale.lint import Severity
+from gpuscale.manifests import load_text
+from tests.unit.lint.conftest import gpu_pool, line_of, lint_yaml, make_profile, only
+from tests.unit.lint.manifests import deployment, docs, scaled_object, service
 
 AMD_TOLERATION = "tolerations:\n  - key: amd.com/gpu\n    operator: Exists\n"
 
@@ -69,7 +70,7 @@ def test_node_affinity_keys_are_checked_too() -> None:
 
 def test_node_pool_name_checked_against_the_profile() -> None:
     text = _selector("doks.digitalocean.com/node-pool", "gpu-pool")
-    profile = ProfileValues(node_pools=(NodePool("gpu-mi300x", "amd", 1, max_nodes=2),))
+    profile = make_profile(node_pools=[gpu_pool("gpu-mi300x", max_nodes=2)])
     [finding] = only(lint_yaml(text, profile=profile), "gpu-node-selector")
     assert "no node pool named gpu-pool" in finding.message
     assert only(lint_yaml(text), "gpu-node-selector") == []
@@ -78,11 +79,15 @@ def test_node_pool_name_checked_against_the_profile() -> None:
 def test_missing_selector_is_info_only_with_a_labelled_gpu_pool() -> None:
     text = deployment(pod_spec=AMD_TOLERATION)
     assert only(lint_yaml(text), "gpu-node-selector") == []
-    pool = NodePool("gpu", "amd", 1, {"doks.digitalocean.com/gpu-brand": "amd"}, max_nodes=2)
     [finding] = only(
-        lint_yaml(text, profile=ProfileValues(node_pools=(pool,))), "gpu-node-selector"
+        lint_yaml(text, profile=make_profile(node_pools=[gpu_pool()])), "gpu-node-selector"
     )
     assert finding.severity is Severity.INFO
+    assert "doks.digitalocean.com/node-pool: gpu" in finding.fix
+    unlabelled = make_profile(
+        cluster={"provider": "generic"}, node_pools=[gpu_pool(labels={}, taints=[])]
+    )
+    assert only(lint_yaml(text, profile=unlabelled), "gpu-node-selector") == []
 
 
 @pytest.mark.parametrize(
@@ -135,18 +140,13 @@ def test_toleration_missing_with_profile_taints() -> None:
         gpu="nvidia.com/gpu",
         pod_spec="tolerations:\n  - key: nvidia.com/gpu\n    operator: Exists\n",
     )
-    pool = NodePool(
-        "h100",
-        "nvidia",
-        1,
-        taints=(
-            Taint("nvidia.com/gpu", "present", "NoSchedule"),
-            Taint("dedicated", "ml", "NoExecute"),
-        ),
-        max_nodes=2,
-    )
+    taints = [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+        {"key": "dedicated", "value": "ml", "effect": "NoExecute"},
+    ]
+    pool = gpu_pool("h100", "gpu-h100x1-80gb", 2, taints=taints)
     [finding] = only(
-        lint_yaml(text, profile=ProfileValues(node_pools=(pool,))), "gpu-toleration-missing"
+        lint_yaml(text, profile=make_profile(node_pools=[pool])), "gpu-toleration-missing"
     )
     assert "dedicated=ml:NoExecute" in finding.message
     assert finding.location.line == line_of(text, "tolerations:")
@@ -269,7 +269,7 @@ def test_gpu_requests_limits_near_misses(resources: str) -> None:
             "command: [sh, -c]\nargs:\n  - |\n    set -e\n    pip install -r requirements.txt\n"
             "    python serve.py\n",
             "pip install",
-            "- |",
+            "args:",
         ),
         ('command: ["/bin/sh", "-c", "npm ci; node server.js"]\n', "npm ci", "command:"),
         (
@@ -299,3 +299,59 @@ def test_compile_at_start(args: str, steps: str, where: str) -> None:
 )
 def test_compile_at_start_near_misses(args: str) -> None:
     assert only(lint_yaml(deployment(gpu=None, args=args)), "compile-at-start") == []
+
+
+# --- no-readiness-probe -----------------------------------------------------------------
+
+PORTS = "ports:\n  - name: http\n    containerPort: 8080\n"
+
+
+def test_served_container_without_readiness_probe() -> None:
+    text = docs(deployment(gpu=None, args=PORTS), service())
+    [finding] = only(lint_yaml(text), "no-readiness-probe")
+    assert finding.severity is Severity.WARNING
+    assert finding.location.line == line_of(text, "- name: app")
+    assert "its Service sends it requests" in finding.why
+    assert "port: http" in finding.fix
+
+
+def test_scaled_container_without_readiness_probe() -> None:
+    text = docs(deployment(), scaled_object())
+    [finding] = only(lint_yaml(text), "no-readiness-probe")
+    assert "it is scaled by KEDA" in finding.why
+    assert "port: <port>" in finding.fix
+
+
+@pytest.mark.parametrize(
+    ("extra", "companion"),
+    [
+        (PORTS + "readinessProbe:\n  httpGet:\n    path: /readyz\n    port: http\n", "svc"),
+        (PORTS + "startupProbe:\n  tcpSocket:\n    port: http\n", "svc"),
+        (PORTS, ""),
+        (PORTS, "other-service"),
+        (PORTS, "scaledobject-elsewhere"),
+    ],
+    ids=["probe", "startup-probe", "alone", "service-selects-others", "target-not-this"],
+)
+def test_readiness_probe_near_misses(extra: str, companion: str) -> None:
+    work = deployment(gpu=None, args=extra)
+    others = {
+        "svc": [service()],
+        "": [],
+        "other-service": [service(name="api")],
+        "scaledobject-elsewhere": [scaled_object(target="api")],
+    }[companion]
+    assert only(lint_yaml(docs(work, *others)), "no-readiness-probe") == []
+
+
+def test_readiness_probe_checks_only_serving_containers() -> None:
+    # A second container without ports (a sidecar) is not the one that serves.
+    work = deployment(gpu=None, args=PORTS) + "        - name: sidecar\n          image: busybox\n"
+    text = docs(work, service())
+    [(manifest, *_)] = [load_text(text, "m.yaml")]
+    assert [c["name"] for c in manifest.get(("spec", "template", "spec", "containers"))] == [
+        "app",
+        "sidecar",
+    ]
+    found = only(lint_yaml(text), "no-readiness-probe")
+    assert [f.message.split()[1] for f in found] == ["app"]

@@ -1,60 +1,62 @@
-"""The Kubernetes and KEDA semantics lint relies on, and the fix-snippet emitter."""
+"""The Kubernetes and KEDA semantics lint relies on (through the typed views and the KEDA
+model, with placeholders made undecidable), and the fix-snippet emitter."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
 
-from gpuscale.lint import Taint
-from gpuscale.lint._k8s import is_gpu_resource, selector_matches, tolerates
-from gpuscale.lint._keda import DEFAULTS, go_parse_bool, go_parse_float, scaled_object_view
+from gpuscale.errors import ManifestError
+from gpuscale.lint._k8s import selects
+from gpuscale.lint._keda import scaled_object_view
 from gpuscale.lint._yaml import scalar, snippet
+from gpuscale.manifests import Taint, Toleration, load_text
+from gpuscale.manifests.selectors import LabelSelector
 
 # k8s.io/api core/v1 toleration_test.go, TestTolerationToleratesTaint (the six cases), plus
 # the empty-effect rule of Toleration.ToleratesTaint.
 TOLERATIONS = [
     (
         {"key": "foo", "operator": "Exists", "effect": "NoSchedule"},
-        Taint("foo", "", "NoSchedule"),
+        Taint(key="foo", value="", effect="NoSchedule"),
         True,
     ),
     (
         {"key": "foo", "operator": "Exists", "effect": "NoSchedule"},
-        Taint("foo", "bar", "NoSchedule"),
+        Taint(key="foo", value="bar", effect="NoSchedule"),
         True,
     ),
     (
         {"key": "", "operator": "Exists", "effect": "NoSchedule"},
-        Taint("foo", "bar", "NoSchedule"),
+        Taint(key="foo", value="bar", effect="NoSchedule"),
         True,
     ),
     (
         {"key": "foo", "operator": "Equal", "value": "bar", "effect": "NoSchedule"},
-        Taint("foo", "bar", "NoSchedule"),
+        Taint(key="foo", value="bar", effect="NoSchedule"),
         True,
     ),
     (
         {"key": "foo", "operator": "Equal", "value": "value1", "effect": "NoSchedule"},
-        Taint("foo", "value2", "NoSchedule"),
+        Taint(key="foo", value="value2", effect="NoSchedule"),
         False,
     ),
     (
         {"key": "foo", "operator": "Equal", "value": "bar", "effect": "NoSchedule"},
-        Taint("foo", "bar", "NoExecute"),
+        Taint(key="foo", value="bar", effect="NoExecute"),
         False,
     ),
-    ({"key": "foo", "operator": "Exists"}, Taint("foo", "", "NoExecute"), True),
-    ({"key": "foo"}, Taint("foo", "", "NoSchedule"), True),
-    ({"key": "foo"}, Taint("foo", "bar", "NoSchedule"), False),
+    ({"key": "foo", "operator": "Exists"}, Taint(key="foo", value="", effect="NoExecute"), True),
+    ({"key": "foo"}, Taint(key="foo", value="", effect="NoSchedule"), True),
+    ({"key": "foo"}, Taint(key="foo", value="bar", effect="NoSchedule"), False),
 ]
 
 
 @pytest.mark.parametrize(("toleration", "taint", "tolerated"), TOLERATIONS)
 def test_tolerates(toleration: dict[str, str], taint: Taint, tolerated: bool) -> None:
-    assert tolerates(toleration, taint) is tolerated
+    assert Toleration(**toleration).tolerates(taint) is tolerated
 
 
 LABELS = {"app": "web", "tier": "gpu"}
@@ -74,150 +76,94 @@ LABELS = {"app": "web", "tier": "gpu"}
         ({"matchExpressions": [{"key": "zone", "operator": "DoesNotExist"}]}, True),
         ({"matchLabels": {"app": "${APP}"}}, None),
         ({"matchLabels": {"app": "api", "x": "${X}"}}, False),
-        ({"matchExpressions": [{"key": "app", "operator": "Gt", "values": ["1"]}]}, None),
+        ({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["<tier>"]}]}, None),
     ],
 )
-def test_selector_matches(selector: dict[str, Any], result: bool | None) -> None:
-    assert selector_matches(selector, LABELS) is result
+def test_selects(selector: dict[str, Any], result: bool | None) -> None:
+    assert selects(LabelSelector.from_spec(selector), LABELS) is result
 
 
-@pytest.mark.parametrize(
-    ("name", "gpu"),
-    [
-        ("amd.com/gpu", True),
-        ("nvidia.com/gpu", True),
-        ("nvidia.com/mig-1g.10gb", True),
-        ("gpu.intel.com/i915", True),
-        ("cpu", False),
-        ("ephemeral-storage", False),
-    ],
-)
-def test_is_gpu_resource(name: str, gpu: bool) -> None:
-    assert is_gpu_resource(name) is gpu
+def test_selects_with_templated_labels() -> None:
+    selector = LabelSelector.from_spec({"matchLabels": {"app": "web"}})
+    assert selects(selector, {"app": "{{ .Values.app }}"}) is None
+    assert selects(selector, {"app": "api", "x": "${X}"}) is False
 
 
-def test_scaled_object_defaults_follow_keda() -> None:
-    view = scaled_object_view(
-        {
-            "spec": {
-                "scaleTargetRef": {"name": "web"},
-                "triggers": [
-                    {"type": "prometheus", "metadata": {"query": "sum(x)", "threshold": "80"}}
-                ],
-            }
-        }
+def test_label_selectors_refuse_node_operators() -> None:
+    # Gt/Lt belong to node affinity; the view refuses them in a label selector, as the API
+    # server does, and lint then skips the object.
+    with pytest.raises(ManifestError):
+        LabelSelector.from_spec({"matchExpressions": [{"key": "a", "operator": "Gt"}]})
+
+
+def _view(text: str) -> Any:
+    (manifest,) = load_text("apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\n" + text, "s.yaml")
+    return scaled_object_view(manifest)
+
+
+def test_scaled_object_defaults_come_from_the_keda_model() -> None:
+    view = _view(
+        "spec:\n  scaleTargetRef: {name: web}\n  triggers:\n    - type: prometheus\n"
+        "      metadata: {query: sum(x), threshold: '80', serverAddress: 'http://p:9090'}\n"
     )
-    assert view.min_replica_count == DEFAULTS["minReplicaCount"] == 0
-    assert view.max_replica_count == DEFAULTS["maxReplicaCount"] == 100
-    assert view.cooldown_period == DEFAULTS["cooldownPeriod"] == 300
-    assert view.initial_cooldown_period == DEFAULTS["initialCooldownPeriod"] == 0
-    assert view.polling_interval == DEFAULTS["pollingInterval"] == 30
-    assert view.explicit == frozenset()
-    assert view.target_kind == "Deployment"
-    assert view.scales_to_zero is True
+    spec = view.spec
+    assert spec is not None
+    assert (spec.min_replica_count, spec.max_replica_count) == (0, 100)
+    assert (spec.cooldown_period, spec.initial_cooldown_period, spec.polling_interval) == (
+        300,
+        0,
+        30,
+    )
+    assert not spec.cooldown_period_set
+    assert not spec.min_replica_count_set
+    assert spec.scales_to_zero_or_idle
+    assert view.target == ("Deployment", "web")
     [trigger] = view.triggers
     assert trigger.metric_type == "AverageValue"
     assert not trigger.metric_type_explicit
+    assert trigger.query == "sum(x)"
     assert trigger.prometheus is not None
     assert trigger.prometheus.ignore_null_values is True
     assert trigger.prometheus.activation_threshold == 0.0
     assert trigger.prometheus.threshold == 80.0
 
 
-def test_scaled_object_explicit_and_undecidable_settings() -> None:
-    view = scaled_object_view(
-        {
-            "spec": {
-                "minReplicaCount": 2,
-                "idleReplicaCount": 0,
-                "cooldownPeriod": "${COOLDOWN}",
-                "maxReplicaCount": True,
-                "triggers": [
-                    {
-                        "type": "prometheus",
-                        "metricType": "Value",
-                        "metadata": {
-                            "threshold": "${T}",
-                            "ignoreNullValues": "False",
-                            "activationThreshold": "x",
-                        },
-                    }
-                ],
-            }
-        }
+def test_templated_settings_are_undecidable_but_the_query_is_read() -> None:
+    view = _view(
+        "spec:\n  scaleTargetRef: {name: web}\n  cooldownPeriod: ${COOLDOWN}\n  triggers:\n"
+        "    - type: prometheus\n      metricType: Value\n"
+        "      metadata: {query: sum(x), threshold: '${T}', serverAddress: 'http://p:9090'}\n"
     )
-    assert view.min_replica_count == 2
-    assert view.idle_mode
-    assert view.scales_to_zero is True
-    assert view.cooldown_period is None
-    assert view.max_replica_count is None
-    assert view.explicit == {
-        "minReplicaCount",
-        "idleReplicaCount",
-        "cooldownPeriod",
-        "maxReplicaCount",
-    }
+    assert view.spec is None
+    assert view.target is None
     [trigger] = view.triggers
     assert trigger.metric_type == "Value"
-    assert trigger.prometheus is not None
-    assert trigger.prometheus.threshold is None
-    assert trigger.prometheus.ignore_null_values is False
-    assert trigger.prometheus.activation_threshold is None
+    assert trigger.prometheus is None
+    assert trigger.query == "sum(x)"
+
+
+@pytest.mark.parametrize(
+    ("metric_type", "expected"),
+    [("AverageValue", "AverageValue"), ("Value", "Value"), ("Utilization", None), ("$T", None)],
+)
+def test_metric_type_through_the_keda_model(metric_type: str, expected: str | None) -> None:
+    view = _view(f"spec:\n  triggers:\n    - type: prometheus\n      metricType: '{metric_type}'\n")
+    assert view.triggers[0].metric_type == expected
+
+
+def test_placeholder_target_name() -> None:
+    view = _view(
+        "spec:\n  scaleTargetRef: {name: <deployment_name>}\n  triggers:\n"
+        "    - type: prometheus\n      metadata: {query: sum(x)}\n"
+    )
+    assert view.spec is not None
+    assert view.target is None
 
 
 def test_scaled_object_view_of_garbage() -> None:
-    view = scaled_object_view({"spec": ["not", "a", "mapping"]})
+    view = _view("spec: [not, a, mapping]\n")
     assert view.triggers == ()
-    assert view.target_name is None
-
-
-# Go's strconv.ParseFloat / ParseBool as KEDA's typed config applies them.
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("80", 80.0),
-        ("0.5", 0.5),
-        ("1e3", 1000.0),
-        ("+2", 2.0),
-        ("-1", -1.0),
-        (" 80", None),
-        ("80 ", None),
-        ("1_000", None),
-        ("", None),
-        ("eighty", None),
-        (80, None),
-    ],
-)
-def test_go_parse_float(text: object, value: float | None) -> None:
-    assert go_parse_float(text) == value
-
-
-def test_go_parse_float_specials() -> None:
-    assert go_parse_float("Inf") == math.inf
-    nan = go_parse_float("NaN")
-    assert nan is not None
-    assert math.isnan(nan)
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("true", True),
-        ("True", True),
-        ("TRUE", True),
-        ("t", True),
-        ("1", True),
-        ("false", False),
-        ("F", False),
-        ("0", False),
-        ("yes", None),
-        ("tRUE", None),
-        (True, None),
-        ([], None),
-    ],
-)
-def test_go_parse_bool(text: object, value: bool | None) -> None:
-    assert go_parse_bool(text) is value
+    assert view.spec is None
 
 
 @pytest.mark.parametrize(

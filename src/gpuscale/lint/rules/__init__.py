@@ -29,8 +29,8 @@ if "flaps-under-steady-load" not in REGISTRY:
                 "A short simulation of KEDA, the HPA and the workload under a constant load "
                 "(the multiple of the threshold the configuration is meant for) shows the "
                 "replica count cycling; the finding reports the period and the replicas it "
-                "cycles through. Not available yet: it runs once gpuscale's simulator is "
-                "wired into lint."
+                "cycles through. Not run yet: this build of gpuscale has no simulator; the "
+                "rule runs once the simulator is wired into lint."
             ),
             example=snippet({"metadata": {"query": "sum(x) / count(x)", "threshold": "80"}}),
             fix=snippet({"metadata": {"query": "sum(x)", "threshold": "80"}}),
@@ -66,10 +66,12 @@ ORDER = (
     "trigger-metadata-not-string",
     "metricname-ignored",
     "prometheus-address-namespace",
+    "prometheus-in-kube-system",
     "replica-bounds-invalid",
     "polling-interval-has-no-effect",
     "scaledobjects-share-target",
     "servicemonitor-honor-labels",
+    "no-readiness-probe",
 )
 """The catalogue's order (a test checks it names every registered rule once)."""
 

@@ -8,46 +8,41 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from gpuscale.lint._access import iter_map
-from gpuscale.lint._context import LintContext, NodePool
-from gpuscale.lint._findings import Hit, KeyPath, Severity
-from gpuscale.lint._k8s import GpuUse, gpu_uses, pod_spec
+from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
+from gpuscale.lint._context import LintContext
+from gpuscale.lint._findings import Hit, Severity
+from gpuscale.lint._k8s import gpu_undecidable
 from gpuscale.lint._keda import ScaledObjectView
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
+    decided_scaled_objects,
     fmt,
-    scaled_objects,
     scrape_interval_for,
     target_workload,
 )
+from gpuscale.manifests import KeyPath, Workload, is_templated
+from gpuscale.manifests.selectors import LabelSelector
+from gpuscale.profile import NodePool
 from gpuscale.units import format_duration
 
 __all__: list[str] = []
 
 
-def _gpus_per_pod(uses: list[GpuUse]) -> dict[str, int] | None:
-    """GPUs one pod needs, by resource: the larger of any init container and the sum of
-    the app containers (the pod's effective request); ``None`` if undecidable."""
-    init: dict[str, int] = {}
-    app: dict[str, int] = {}
-    for use in uses:
-        count = use.count
-        if count is None:
-            return None
-        if use.container.path[-2] == "initContainers":
-            init[use.resource] = max(init.get(use.resource, 0), count)
-        else:
-            app[use.resource] = app.get(use.resource, 0) + count
-    return {r: max(init.get(r, 0), app.get(r, 0)) for r in {*init, *app}}
-
-
-def _pool_fits(pool: NodePool, node_selector: dict[str, str]) -> bool:
-    return all(pool.labels.get(key, value) == value for key, value in node_selector.items())
+def _pool_fits(pool: NodePool, work: Workload) -> bool:
+    """Whether the pod's nodeSelector allows the pool, judged on the labels the profile
+    knows the pool's nodes carry (a key it does not list is given the benefit of the doubt)."""
+    known = {
+        key: value
+        for key, value in work.node_selector.items()
+        if key in pool.labels and not is_templated(value)
+    }
+    return LabelSelector.from_map(known).matches(pool.labels)
 
 
 def _max_path(so: ScaledObjectView) -> KeyPath:
-    return ("spec", "maxReplicaCount") if "maxReplicaCount" in so.explicit else ("spec",)
+    set_ = so.spec is not None and so.spec.max_replica_count_set
+    return ("spec", "maxReplicaCount") if set_ else ("spec",)
 
 
 @rule(
@@ -70,42 +65,36 @@ def _max_path(so: ScaledObjectView) -> KeyPath:
 def max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
     if ctx.profile is None or not ctx.profile.node_pools:
         return
-    for obj, so in scaled_objects(ctx):
-        maximum = so.max_replica_count
-        target = target_workload(ctx, obj, so)
-        if maximum is None or target is None:
+    for so in decided_scaled_objects(ctx):
+        assert so.spec is not None
+        maximum = so.spec.max_replica_count
+        target = target_workload(ctx, so)
+        if target is None or gpu_undecidable(target):
             continue
-        found = pod_spec(target.kind, target.body)
-        if found is None:
-            continue
-        spec, path = found
-        per_pod = _gpus_per_pod(gpu_uses(spec, path))
-        if not per_pod:
-            continue
-        selector = {k: str(v) for k, v in iter_map(spec.get("nodeSelector"))}
-        for resource, need in per_pod.items():
-            if need <= 0:
+        for resource, amount in target.gpus_per_pod.items():
+            need = int(amount)
+            if need <= 0 or need != amount:
                 continue
             pools = [
                 p
-                for p in ctx.profile.gpu_pools()
-                if p.gpu_resource == resource and _pool_fits(p, selector)
+                for p in ctx.profile.gpu_pools
+                if p.gpu_resource == resource and _pool_fits(p, target)
             ]
-            capacity = sum(p.max_nodes * (p.gpus_per_node // need) for p in pools)
+            capacity = sum(p.highest * (p.gpus_per_node // need) for p in pools)
             if maximum <= capacity:
                 continue
-            defaulted = "" if "maxReplicaCount" in so.explicit else " (the default)"
+            defaulted = "" if so.spec.max_replica_count_set else " (the default)"
             if pools:
                 per_pool = "; ".join(
-                    f"pool {p.name}: at most {p.max_nodes} nodes × {p.gpus_per_node // need} "
-                    f"pod(s) per node = {p.max_nodes * (p.gpus_per_node // need)}"
+                    f"pool {p.name}: at most {p.highest} nodes × {p.gpus_per_node // need} "
+                    f"pod(s) per node = {p.highest * (p.gpus_per_node // need)}"
                     for p in pools
                 )
                 offer = f"the matching pools hold at most {capacity} such pods ({per_pool})"
             else:
                 offer = f"no node pool in the profile offers {resource}"
             yield Hit(
-                obj=obj,
+                obj=so.obj,
                 key_path=_max_path(so),
                 message=(
                     f"maxReplicaCount {maximum}{defaulted} × {need} {resource} per pod = "
@@ -140,35 +129,33 @@ def max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
     fix=snippet({"spec": {"minReplicaCount": 0, "initialCooldownPeriod": 900}}),
 )
 def scale_to_zero_slow_start(ctx: LintContext) -> Iterator[Hit]:
-    for obj, so in scaled_objects(ctx):
-        to_zero = so.min_replica_count == 0 or (so.idle_mode and so.idle_replica_count == 0)
-        if not to_zero or so.initial_cooldown_period is None:
+    for so in decided_scaled_objects(ctx):
+        spec = so.spec
+        assert spec is not None
+        if not (spec.min_replica_count == 0 or spec.idle_replica_count == 0):
             continue
-        target = target_workload(ctx, obj, so)
-        if target is None:
+        target = target_workload(ctx, so)
+        if target is None or not target.gpus_per_pod:
             continue
-        found = pod_spec(target.kind, target.body)
-        if found is None or not gpu_uses(*found):
+        startup = _startup(ctx, target)
+        initial = spec.initial_cooldown_period
+        if initial > 0 and (startup is None or initial >= startup[0]):
             continue
-        startup = ctx.profile.startup_for(target.name) if ctx.profile else None
-        initial = so.initial_cooldown_period
-        if initial > 0 and (startup is None or initial >= startup):
-            continue
-        if "initialCooldownPeriod" in so.explicit:
+        if spec.initial_cooldown_period_set:
             path: KeyPath = ("spec", "initialCooldownPeriod")
-        elif "minReplicaCount" in so.explicit:
+        elif spec.min_replica_count_set:
             path = ("spec", "minReplicaCount")
         else:
             path = ("spec",)
-        suggested = math.ceil(startup / 60.0) * 60 if startup else 900
+        suggested = math.ceil(startup[0] / 60.0) * 60 if startup else 900
         if startup is not None:
-            wait = f"its start-up time of {format_duration(startup)} (from the profile)"
+            wait = f"its start-up time of {format_duration(startup[0])} ({startup[1]})"
         else:
             wait = "a cold start (a GPU node typically takes 5-15 minutes, then image and model)"
         when = "at its first poll" if initial == 0 else "before it has started"
-        shown = "unset (0)" if "initialCooldownPeriod" not in so.explicit else str(initial)
+        shown = str(initial) if spec.initial_cooldown_period_set else "unset (0)"
         yield Hit(
-            obj=obj,
+            obj=so.obj,
             key_path=path,
             message=(
                 f"minReplicaCount 0 with initialCooldownPeriod {shown}: KEDA can scale the GPU "
@@ -185,13 +172,36 @@ def scale_to_zero_slow_start(ctx: LintContext) -> Iterator[Hit]:
         )
 
 
+def _startup(ctx: LintContext, work: Workload) -> tuple[float, str] | None:
+    """Seconds from a new replica being asked for to it serving, per the profile, and how
+    that number is made up: a GPU node when the pool that offers the GPU can be empty,
+    the image pull and the workload's own start-up."""
+    if ctx.profile is None:
+        return None
+    spec = ctx.profile.workload(work.name)
+    parts = [(spec.image_pull_time, "image pull"), (spec.startup_time, "start-up")]
+    pools = [
+        pool
+        for pool in ctx.profile.gpu_pools
+        if pool.gpu_resource in work.gpus_per_pod and pool.lowest == 0
+    ]
+    if pools:
+        slowest = max(pools, key=lambda pool: pool.provisioning_time)
+        parts.insert(0, (slowest.provisioning_time, f"a {slowest.name} node"))
+    total = sum(seconds for seconds, _ in parts)
+    detail = " + ".join(f"{what} {format_duration(seconds)}" for seconds, what in parts)
+    return total, f"from the profile: {detail}"
+
+
 def _readers(ctx: LintContext, so: ScaledObjectView) -> list[tuple[float, str]]:
     """Who reads the metric how often: KEDA's poll (when it matters) and the HPA's sync."""
-    sync = ctx.profile.hpa_sync_period if ctx.profile else 15.0
+    assert so.spec is not None
+    sync = ctx.profile.hpa.sync_period if ctx.profile else DEFAULT_SYNC_PERIOD_SECONDS
     readers = [(sync, f"the HPA reads it every {fmt(sync)} s")]
-    cached = any(t.use_cached_metrics for t in so.triggers)
-    if (so.scales_to_zero or cached) and so.polling_interval is not None:
-        readers.append((float(so.polling_interval), f"KEDA polls it every {so.polling_interval} s"))
+    cached = any(t.use_cached_metrics for t in so.spec.triggers)
+    if so.spec.scales_to_zero_or_idle or cached:
+        interval = so.spec.polling_interval
+        readers.append((float(interval), f"KEDA polls it every {interval} s"))
         if cached:
             readers = readers[1:]
     return readers
@@ -217,10 +227,12 @@ def _readers(ctx: LintContext, so: ScaledObjectView) -> list[tuple[float, str]]:
     + "\n# ServiceMonitor endpoints: - interval: 15s",
 )
 def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
-    for obj, so in scaled_objects(ctx):
-        if not any(t.prometheus for t in so.triggers):
+    for so in decided_scaled_objects(ctx):
+        assert so.spec is not None
+        prometheus = [t for t in so.triggers if t.is_prometheus]
+        if not prometheus:
             continue
-        scrape = scrape_interval_for(ctx, obj, so)
+        scrape = scrape_interval_for(ctx, so)
         if scrape is None:
             continue
         interval, source = scrape
@@ -228,9 +240,10 @@ def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
         if not fast:
             continue
         period, who = min(fast)
-        value_type = any(t.metric_type == "Value" for t in so.triggers if t.prometheus)
-        by_keda = who.startswith("KEDA") and "pollingInterval" in so.explicit
-        path: KeyPath = ("spec", "pollingInterval") if by_keda else _first_trigger(so)
+        value_type = any(t.metric_type == "Value" for t in prometheus)
+        by_keda = who.startswith("KEDA") and so.spec.polling_interval_set
+        first: KeyPath = ("spec", "triggers", prometheus[0].index)
+        path: KeyPath = ("spec", "pollingInterval") if by_keda else first
         reads = interval / period
         overshoot = (
             " With metricType Value the HPA multiplies the ready pods by value/threshold at "
@@ -241,7 +254,7 @@ def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
         )
         fix: dict[str, Any] = {"spec": {"endpoints": [{"interval": f"{int(period * 2)}s"}]}}
         yield Hit(
-            obj=obj,
+            obj=so.obj,
             key_path=path,
             message=(
                 f"{who} but it is scraped every {fmt(interval)} s ({source}): about "
@@ -258,10 +271,3 @@ def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
             ),
             severity=Severity.WARNING if value_type else None,
         )
-
-
-def _first_trigger(so: ScaledObjectView) -> KeyPath:
-    for trigger in so.triggers:
-        if trigger.prometheus is not None:
-            return ("spec", "triggers", trigger.index)
-    return ("spec",)

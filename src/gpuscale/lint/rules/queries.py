@@ -43,6 +43,12 @@ def _parsed(trig: PromTrigger) -> QueryAnalysis | None:
     return query if query is not None and query.parsed else None
 
 
+def _threshold(trig: PromTrigger) -> float | None:
+    """The trigger's threshold as KEDA reads it, when it is a positive number."""
+    prom = trig.trigger.prometheus
+    return prom.threshold if prom is not None and prom.threshold > 0 else None
+
+
 def _query_fix(query: str, note: str | None = None) -> str:
     text = snippet({"metadata": {"query": query}})
     return f"{text}\n# {note}" if note else text
@@ -126,8 +132,8 @@ def query_divides_by_replicas(ctx: LintContext) -> Iterator[Hit]:
         else:
             what = f"divides by a replica count ({per.expression})"
             total = per.numerator or "sum(...)"
-        threshold = trig.metadata.threshold
-        if threshold is not None and threshold > 0:
+        threshold = _threshold(trig)
+        if threshold is not None:
             t = fmt(threshold)
             load = fmt(2 * threshold)
             arithmetic = (
@@ -193,9 +199,9 @@ def replica_count_includes_pending(ctx: LintContext) -> Iterator[Hit]:
         if query is None or not query.pending_selectors:
             continue
         metrics = sorted({s.metric for s in query.pending_selectors if s.metric})
-        threshold = trig.metadata.threshold
-        t = fmt(threshold) if threshold and threshold > 0 else "T"
-        load = fmt(2 * threshold) if threshold and threshold > 0 else "2T"
+        threshold = _threshold(trig)
+        t = fmt(threshold) if threshold is not None else "T"
+        load = fmt(2 * threshold) if threshold is not None else "2T"
         renames = {m: _READY_COUNTS[m] for m in metrics if m in _READY_COUNTS}
         yield Hit(
             obj=trig.obj,
@@ -391,7 +397,7 @@ def rate_window_too_short(ctx: LintContext) -> Iterator[Hit]:
         query = _parsed(trig)
         if query is None or not query.ranges:
             continue
-        scrape = scrape_interval_for(ctx, trig.obj, trig.so)
+        scrape = scrape_interval_for(ctx, trig.so)
         if scrape is None:
             continue
         interval, source = scrape

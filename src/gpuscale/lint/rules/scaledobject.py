@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from gpuscale.lint._access import as_map, as_str, dig, iter_list, iter_map
-from gpuscale.lint._context import LintContext, ManifestObject
-from gpuscale.lint._findings import Hit, KeyPath, Severity
+from gpuscale.controllers.hpa import DEFAULT_DOWNSCALE_STABILIZATION_SECONDS
+from gpuscale.controllers.keda import ScaledObjectError, check_replica_bounds, hpa_name
+from gpuscale.lint._access import as_int, as_map, as_str, dig, iter_list, iter_map
+from gpuscale.lint._context import LintContext
+from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
+    PromTrigger,
+    decided_scaled_objects,
     fmt,
     name_of,
     objects_in,
@@ -26,10 +31,11 @@ from gpuscale.lint.rules._common import (
     scaled_objects,
     trigger_path,
 )
+from gpuscale.manifests import KeyPath, Manifest, is_templated
 
 __all__: list[str] = []
 
-_HPA_DEFAULT_SCALE_DOWN_WINDOW = 300
+_REPLICA_COUNTS = ("minReplicaCount", "maxReplicaCount", "idleReplicaCount")
 
 
 def _spec_path(key: str) -> KeyPath:
@@ -68,20 +74,26 @@ def _spec_path(key: str) -> KeyPath:
     ),
 )
 def cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
-    for obj, so in scaled_objects(ctx):
-        if "cooldownPeriod" not in so.explicit or so.idle_mode:
+    default_window = (
+        ctx.profile.hpa.downscale_stabilization
+        if ctx.profile is not None
+        else DEFAULT_DOWNSCALE_STABILIZATION_SECONDS
+    )
+    for so in decided_scaled_objects(ctx):
+        spec = so.spec
+        assert spec is not None
+        if not spec.cooldown_period_set or spec.scales_to_zero_or_idle:
             continue
-        if so.min_replica_count is None or so.min_replica_count < 1 or so.cooldown_period is None:
-            continue
-        cooldown = so.cooldown_period
-        window = so.scale_down_window
-        if window is None:
-            window = _HPA_DEFAULT_SCALE_DOWN_WINDOW
+        obj, cooldown, minimum = so.obj, spec.cooldown_period, spec.min_replica_count
+        written = as_int(dig(spec.hpa_behavior, ("scaleDown", "stabilizationWindowSeconds")))
+        if written is None:
+            window = fmt(default_window)
             source = (
-                "the HPA's default scale-down stabilization window of 300 s (the highest "
-                "recommendation of the last 5 minutes wins)"
+                f"the HPA's default scale-down stabilization window of {window} s (the "
+                "highest recommendation of the window wins)"
             )
         else:
+            window = str(written)
             source = (
                 "advanced.horizontalPodAutoscalerConfig.behavior.scaleDown."
                 f"stabilizationWindowSeconds: {window}"
@@ -91,14 +103,14 @@ def cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
             key_path=_spec_path("cooldownPeriod"),
             message=(
                 f"cooldownPeriod: {cooldown} has no effect with minReplicaCount "
-                f"{so.min_replica_count}: KEDA only uses it to scale to zero; scale-down "
+                f"{minimum}: KEDA only uses it to scale to zero; scale-down "
                 f"follows the HPA's {window} s window"
             ),
             why=(
                 f"KEDA reads cooldownPeriod only when it scales the workload to 0 or to "
                 f"idleReplicaCount (scaleToZeroOrIdle in scale_scaledobjects.go), which never "
-                f"happens with minReplicaCount {so.min_replica_count} and no idleReplicaCount. "
-                f"Scale-down from N to {so.min_replica_count} is done by the HPA KEDA creates, "
+                f"happens with minReplicaCount {minimum} and no idleReplicaCount. "
+                f"Scale-down from N to {minimum} is done by the HPA KEDA creates, "
                 f"paced by {source}: replicas stay up about {window} s after the load drops, "
                 f"not {cooldown} s. For GPU workloads keep that window at least as long as a "
                 f"replica takes to start, or replicas (and GPU nodes, which the cluster "
@@ -107,7 +119,7 @@ def cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
             fix=snippet(
                 {
                     "spec": {
-                        "minReplicaCount": so.min_replica_count,
+                        "minReplicaCount": minimum,
                         "advanced": {
                             "horizontalPodAutoscalerConfig": {
                                 "behavior": {
@@ -146,28 +158,28 @@ def cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
     ),
 )
 def polling_interval_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
-    for obj, so in scaled_objects(ctx):
-        if "pollingInterval" not in so.explicit or so.idle_mode:
+    sync = fmt(ctx.profile.hpa.sync_period) if ctx.profile is not None else "15"
+    for so in decided_scaled_objects(ctx):
+        spec = so.spec
+        assert spec is not None
+        if not spec.polling_interval_set or spec.scales_to_zero_or_idle:
             continue
-        if so.min_replica_count is None or so.min_replica_count < 1:
+        if any(trigger.use_cached_metrics for trigger in spec.triggers):
             continue
-        if any(trigger.use_cached_metrics for trigger in so.triggers):
-            continue
-        interval = so.polling_interval
-        shown = interval if interval is not None else "(templated)"
+        obj, shown, minimum = so.obj, spec.polling_interval, spec.min_replica_count
         yield Hit(
             obj=obj,
             key_path=_spec_path("pollingInterval"),
             message=(
                 f"pollingInterval: {shown} does not pace scaling with minReplicaCount "
-                f"{so.min_replica_count}: the HPA queries the trigger every 15 s"
+                f"{minimum}: the HPA queries the trigger every {sync} s"
             ),
             why=(
                 "With minReplicaCount >= 1 KEDA's own loop only keeps the minimum and the "
                 "Active condition. The HPA KEDA creates reads the metric through KEDA's "
-                "metrics server at every sync (15 s by default), and KEDA runs the query "
+                f"metrics server at every sync ({sync} s), and KEDA runs the query "
                 "live each time (GetScaledObjectMetrics), so Prometheus is queried about "
-                f"every 15 s and every {shown} s, and scaling reacts on the 15 s cycle."
+                f"every {sync} s and every {shown} s, and scaling reacts on the {sync} s cycle."
             ),
             fix=snippet({"spec": {"triggers": [{"type": "prometheus", "useCachedMetrics": True}]}})
             + "\n# or delete pollingInterval",
@@ -194,11 +206,13 @@ def polling_interval_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
 )
 def activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
-        meta = trig.metadata
-        if "activationThreshold" not in meta.explicit or trig.so.scales_to_zero is not True:
+        spec, prom = trig.so.spec, trig.trigger.prometheus
+        if spec is None or prom is None or not spec.scales_to_zero_or_idle:
             continue
-        threshold, activation = meta.threshold, meta.activation_threshold
-        if threshold is None or activation is None or threshold <= 0 or activation < threshold:
+        if "activationThreshold" not in trig.trigger.metadata:
+            continue
+        threshold, activation = prom.threshold, prom.activation_threshold
+        if threshold <= 0 or activation < threshold:
             continue
         wanted = math.ceil(activation / threshold)
         arithmetic = (
@@ -241,12 +255,14 @@ def activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
         "returns 0 for an empty result, NaN or ±Inf instead of an error "
         "(`ExecutePromQuery` in `pkg/scalers/prometheus_scaler.go`, kedacore/keda#3065). A "
         "ServiceMonitor that matches nothing, a renamed metric or a wrong label all give an "
-        "empty result, which then looks exactly like no load. With `minReplicaCount: 0` (or "
-        "idle mode) the workload stays at zero and never activates (warning); with a "
-        "`fallback` configured, the fallback can never trigger because an empty result is "
-        "not an error (error); with `minReplicaCount >= 1` the HPA quietly scales down to "
-        "the minimum (info). Queries that already turn an empty result into a value "
-        "(`or vector(0)`, `absent(...)`) are left alone: they chose the behaviour."
+        "empty result, which then looks exactly like no load, and the ScaledObject reports "
+        "no error. With `minReplicaCount: 0` (or idle mode) the workload stays at zero and "
+        "never activates; with `minReplicaCount >= 1` the HPA scales down to the minimum and "
+        "stays there under any load. With a `fallback` configured it is an error: the "
+        "fallback can never trigger, because an empty result is not a failure. Queries that "
+        "already turn an empty result into a value (`or vector(0)`, `absent(...)`) are left "
+        "alone: they chose the behaviour. Reported on the trigger's `metadata`, where "
+        "`ignoreNullValues` goes."
     ),
     example=snippet(
         {
@@ -277,36 +293,32 @@ def activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
 )
 def null_values_ignored(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
-        if "ignoreNullValues" in trig.metadata.explicit or trig.query is None:
+        spec, prom, query = trig.so.spec, trig.trigger.prometheus, trig.query
+        if spec is None or prom is None or query is None or not prom.ignore_null_values:
             continue
-        if not trig.query.parsed or trig.query.fills_empty:
+        if "ignoreNullValues" in trig.trigger.metadata or not query.parsed or query.fills_empty:
             continue
-        to_zero = trig.so.scales_to_zero
-        if to_zero is None:
-            continue
-        fallback = trig.so.fallback
-        if to_zero:
+        if spec.scales_to_zero_or_idle:
             consequence = (
                 "the workload silently stays at zero: an empty result is never above the "
                 "activation threshold"
             )
-            severity = Severity.WARNING
         else:
             consequence = (
-                f"the HPA silently scales down to minReplicaCount {trig.so.min_replica_count}"
+                f"the HPA silently scales down to minReplicaCount {spec.min_replica_count} "
+                "and stays there however high the load"
             )
-            severity = Severity.INFO
+        severity = None
         dead_fallback = ""
-        if fallback is not None:
-            severity = Severity.ERROR if to_zero else Severity.WARNING
-            replicas = dig(fallback, ("replicas",))
+        if spec.fallback is not None:
+            severity = Severity.ERROR
             dead_fallback = (
-                f" The fallback ({replicas} replicas) can never trigger, since KEDA counts "
-                "failures only for errors and an empty result is not one."
+                f" The fallback ({spec.fallback.replicas} replicas) can never trigger, since "
+                "KEDA counts failures only for errors and an empty result is not one."
             )
         yield Hit(
             obj=trig.obj,
-            key_path=trig.path("query"),
+            key_path=trig.path("ignoreNullValues"),
             message=(
                 "an empty query result reads as 0 (ignoreNullValues defaults to true): if "
                 f"the metric goes missing {consequence.split(':')[0]}"
@@ -316,60 +328,12 @@ def null_values_ignored(ctx: LintContext) -> Iterator[Hit]:
                 "empty, NaN or ±Inf and ignoreNullValues is true, its default "
                 "(ExecutePromQuery). A ServiceMonitor that selects nothing, a metric renamed "
                 "by a new release, or a label typo all give an empty result, and "
-                f"{consequence}.{dead_fallback}"
+                f"{consequence}; the ScaledObject reports no error.{dead_fallback}"
             ),
-            fix=snippet(
-                {
-                    "metadata": {
-                        "query": trig.query.query,
-                        "ignoreNullValues": "false",
-                    }
-                }
-            )
+            fix=snippet({"metadata": {"query": query.query, "ignoreNullValues": "false"}})
             + "\n# or end the query with `or vector(0)` if an absent metric really means 0",
             severity=severity,
         )
-
-
-def _replica_bound_hits(ctx: LintContext) -> Iterator[Hit]:
-    for obj, so in scaled_objects(ctx):
-        minimum, maximum, idle = so.min_replica_count, so.max_replica_count, so.idle_replica_count
-        if minimum is None or maximum is None:
-            continue
-        hpa_min = 0 if "minReplicaCount" not in so.explicit else (minimum if minimum > 0 else 1)
-        if hpa_min > maximum:
-            where = "maxReplicaCount" if "maxReplicaCount" in so.explicit else "minReplicaCount"
-            yield Hit(
-                obj=obj,
-                key_path=_spec_path(where),
-                message=(
-                    f"minReplicaCount {minimum} is greater than maxReplicaCount {maximum}"
-                    + ("" if "maxReplicaCount" in so.explicit else " (the default)")
-                ),
-                why=(
-                    "The ScaledObject CRD rejects minReplicaCount above maxReplicaCount (its "
-                    "CEL rule uses 100 when maxReplicaCount is unset), and KEDA's controller "
-                    "refuses it too (CheckReplicaCountBoundsAreValid), so the object is never "
-                    "applied or never reconciled."
-                ),
-                fix=snippet({"spec": {"minReplicaCount": minimum, "maxReplicaCount": minimum}}),
-            )
-        if so.idle_mode and idle is not None and idle >= hpa_min:
-            yield Hit(
-                obj=obj,
-                key_path=_spec_path("idleReplicaCount"),
-                message=(
-                    f"idleReplicaCount {idle} must be less than minReplicaCount "
-                    f"{minimum if 'minReplicaCount' in so.explicit else '(unset: 0)'}"
-                ),
-                why=(
-                    "KEDA scales to idleReplicaCount when the triggers are inactive and to "
-                    "minReplicaCount or more when they are active, so the idle count must be "
-                    "below the minimum; CheckReplicaCountBoundsAreValid rejects the "
-                    "ScaledObject otherwise and it is never reconciled."
-                ),
-                fix=snippet({"spec": {"idleReplicaCount": 0, "minReplicaCount": max(1, idle + 1)}}),
-            )
 
 
 @rule(
@@ -387,7 +351,36 @@ def _replica_bound_hits(ctx: LintContext) -> Iterator[Hit]:
     fix=snippet({"spec": {"minReplicaCount": 2, "maxReplicaCount": 4}}),
 )
 def replica_bounds_invalid(ctx: LintContext) -> Iterator[Hit]:
-    yield from _replica_bound_hits(ctx)
+    for so in scaled_objects(ctx):
+        spec = so.obj.spec
+        counts = {key: spec.get(key) for key in _REPLICA_COUNTS}
+        if any(value is not None and as_int(value) is None for value in counts.values()):
+            continue
+        minimum, maximum, idle = (as_int(value) for value in counts.values())
+        try:
+            check_replica_bounds(
+                min_replica_count=minimum, max_replica_count=maximum, idle_replica_count=idle
+            )
+        except ScaledObjectError as error:
+            key = (error.where or "spec.minReplicaCount").rsplit(".", 1)[-1]
+            fixed: dict[str, int | None]
+            if key == "idleReplicaCount" and idle is not None:
+                fixed = {"idleReplicaCount": 0, "minReplicaCount": max(1, idle + 1)}
+            else:
+                fixed = {"minReplicaCount": minimum, "maxReplicaCount": minimum}
+            yield Hit(
+                obj=so.obj,
+                key_path=("spec", key),
+                message=f"KEDA rejects the replica bounds: {error.message}",
+                why=(
+                    "The ScaledObject CRD rejects minReplicaCount above maxReplicaCount (its "
+                    "CEL rule uses 100 when maxReplicaCount is unset), and KEDA's "
+                    "CheckReplicaCountBoundsAreValid also wants idleReplicaCount below the "
+                    "minimum (KEDA scales to the idle count when inactive, to the minimum or "
+                    "more when active), so the object is never applied or never reconciled."
+                ),
+                fix=snippet({"spec": fixed}),
+            )
 
 
 @rule(
@@ -405,7 +398,8 @@ def replica_bounds_invalid(ctx: LintContext) -> Iterator[Hit]:
     fix=snippet({"metadata": {"threshold": "80", "ignoreNullValues": "false"}}),
 )
 def trigger_metadata_not_string(ctx: LintContext) -> Iterator[Hit]:
-    for obj, so in scaled_objects(ctx):
+    for so in scaled_objects(ctx):
+        obj = so.obj
         for trigger in so.triggers:
             for key, value in iter_map(trigger.metadata):
                 if isinstance(value, str):
@@ -447,7 +441,7 @@ def _as_go_string(value: object) -> str:
 )
 def metricname_ignored(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
-        if "metricName" not in trig.metadata.explicit:
+        if "metricName" not in trig.trigger.metadata:
             continue
         yield Hit(
             obj=trig.obj,
@@ -480,22 +474,16 @@ def metricname_ignored(ctx: LintContext) -> Iterator[Hit]:
     requires="profile",
 )
 def prometheus_address_namespace(ctx: LintContext) -> Iterator[Hit]:
-    expected = ctx.profile.prometheus_namespace if ctx.profile is not None else None
-    if not expected:
+    if ctx.profile is None:
         return
-    for trig in prometheus_triggers(ctx):
-        address = trig.metadata.server_address
-        host = _service_host(address) if address else None
-        if host is None:
-            continue
-        service, namespace = host
+    expected = ctx.profile.prometheus.namespace
+    for found in _service_addresses(ctx):
+        service, namespace = found.service, found.namespace
         if namespace == expected:
             continue
-        port = urlsplit(address).port if address else None
-        fixed = f"http://{service}.{expected}.svc.cluster.local" + (f":{port}" if port else "")
         yield Hit(
-            obj=trig.obj,
-            key_path=trig.path("serverAddress"),
+            obj=found.trigger.obj,
+            key_path=found.trigger.path("serverAddress"),
             message=(
                 f"serverAddress names namespace {namespace}, but the profile installs "
                 f"Prometheus in {expected}"
@@ -503,24 +491,104 @@ def prometheus_address_namespace(ctx: LintContext) -> Iterator[Hit]:
             why=(
                 f"{service}.{namespace}.svc resolves only if the Service lives in namespace "
                 f"{namespace}; kube-prometheus-stack creates its Services in the namespace it "
-                f"is installed into ({expected}, per the profile). Every query then fails and "
-                "the ScaledObject never scales."
+                f"is installed into ({expected}, per the profile's prometheus.namespace). Every "
+                "query then fails and the ScaledObject never scales."
             ),
-            fix=snippet({"metadata": {"serverAddress": fixed}}),
+            fix=snippet({"metadata": {"serverAddress": found.moved_to(expected)}}),
         )
 
 
-def _service_host(address: str) -> tuple[str, str] | None:
-    try:
-        host = urlsplit(address).hostname
-    except ValueError:
-        return None
-    if not host:
-        return None
-    parts = host.split(".")
-    if len(parts) >= 3 and parts[2] == "svc":
-        return parts[0], parts[1]
-    return None
+@dataclass(frozen=True)
+class _ServiceAddress:
+    """A trigger's ``serverAddress`` of the form ``scheme://service.namespace.svc...``."""
+
+    trigger: PromTrigger
+    service: str
+    namespace: str
+    port: int | None
+
+    def moved_to(self, namespace: str) -> str:
+        """The same Service's address in ``namespace``."""
+        port = f":{self.port}" if self.port else ""
+        return f"http://{self.service}.{namespace}.svc.cluster.local{port}"
+
+
+def _service_addresses(ctx: LintContext) -> Iterator[_ServiceAddress]:
+    """The triggers whose serverAddress names an in-cluster Service."""
+    for trig in prometheus_triggers(ctx):
+        address = as_str(trig.trigger.metadata.get("serverAddress"))
+        if address is None or is_templated(address):
+            continue
+        try:
+            parts = urlsplit(address.strip())
+            host, port = parts.hostname or "", parts.port
+        except ValueError:
+            continue
+        labels = host.split(".")
+        if len(labels) >= 3 and labels[2] == "svc":
+            yield _ServiceAddress(trig, labels[0], labels[1], port)
+
+
+@rule(
+    "prometheus-in-kube-system",
+    severity=Severity.WARNING,
+    title="serverAddress points at a Prometheus installed into kube-system",
+    explanation=(
+        '`kube-system` is "the namespace for objects created by the Kubernetes system" '
+        "(kubernetes.io, Namespaces: initial namespaces): managed platforms such as DOKS "
+        "run and reconcile their own components there, and cluster upgrades and policies "
+        "treat it as theirs. A `serverAddress` such as "
+        "`http://prometheus-operated.kube-system.svc.cluster.local:9090` means "
+        "kube-prometheus-stack was installed with `-n kube-system`, as the tutorial does, "
+        "and hard-codes that into every ScaledObject: the address is wrong on any cluster "
+        "where the stack lives in its own namespace (`monitoring` is the usual one and "
+        "`gpuscale install`'s default), and a ServiceMonitor copied along with it "
+        "(`namespaceSelector: [kube-system]`) scrapes the wrong namespace. Install the "
+        "stack into its own namespace and point the trigger there. When the profile names "
+        "another Prometheus namespace, `prometheus-address-namespace` reports the address "
+        "instead."
+    ),
+    example=snippet(
+        {
+            "metadata": {
+                "serverAddress": "http://prometheus-operated.kube-system.svc.cluster.local:9090"
+            }
+        }
+    ),
+    fix=snippet(
+        {
+            "metadata": {
+                "serverAddress": "http://prometheus-operated.monitoring.svc.cluster.local:9090"
+            }
+        }
+    )
+    + "\n# after: helm install prometheus prometheus-community/kube-prometheus-stack -n monitoring",
+)
+def prometheus_in_kube_system(ctx: LintContext) -> Iterator[Hit]:
+    if ctx.profile is not None and ctx.profile.prometheus.namespace != "kube-system":
+        return
+    for found in _service_addresses(ctx):
+        if found.namespace != "kube-system":
+            continue
+        service = found.service
+        told = " (as the profile says)" if ctx.profile is not None else ""
+        yield Hit(
+            obj=found.trigger.obj,
+            key_path=found.trigger.path("serverAddress"),
+            message=(
+                f"serverAddress points at {service} in kube-system: Prometheus is installed "
+                f"into the cluster's system namespace{told}"
+            ),
+            why=(
+                "kube-system is the namespace of the cluster's own components, which the "
+                "platform manages. kube-prometheus-stack installed there puts its Services "
+                f"({service}) there, and this address only works on clusters set up the same "
+                "way; installed into its own namespace (monitoring), the stack can be "
+                "upgraded and removed on its own, and the address says where it is."
+            ),
+            fix=snippet({"metadata": {"serverAddress": found.moved_to("monitoring")}})
+            + "\n# and install kube-prometheus-stack with -n monitoring",
+        )
 
 
 @rule(
@@ -541,31 +609,32 @@ def _service_host(address: str) -> tuple[str, str] | None:
     fix=snippet({"spec": {"scaleTargetRef": {"name": "go-from-configmap"}}}),
 )
 def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
-    for obj, so in scaled_objects(ctx):
-        kind = so.target_kind
-        if kind is None:
-            continue
+    path = ("spec", "scaleTargetRef", "name")
+    for so in decided_scaled_objects(ctx):
+        assert so.spec is not None
+        obj, kind, target = so.obj, so.spec.scale_target_kind, so.target
         namespace = ctx.namespace_of(obj)
-        path = ("spec", "scaleTargetRef", "name")
-        raw_name = as_str(dig(obj.body, path))
-        if so.target_name is None:
-            shown = raw_name if raw_name else "(none)"
+        if target is None:
             yield Hit(
                 obj=obj,
                 key_path=path,
-                message=f"target {kind} {shown} is not in the set; checked the ScaledObject alone",
+                message=(
+                    f"target {kind} {so.spec.scale_target_name} is not in the set; checked "
+                    "the ScaledObject alone"
+                ),
                 why=(
-                    "The target's name is a placeholder or missing, so the rules that need "
-                    "the workload (GPU capacity, start-up, scrape interval) could not run."
+                    "The target's name is a placeholder, so the rules that need the workload "
+                    "(GPU capacity, start-up, scrape interval) could not run."
                 ),
                 fix=snippet({"spec": {"scaleTargetRef": {"kind": kind, "name": "<workload>"}}}),
                 severity=Severity.INFO,
             )
             continue
-        if same_identity(ctx, kind, namespace, so.target_name) is not None:
+        name = target[1]
+        if same_identity(ctx, kind, namespace, name) is not None:
             continue
         here = objects_in(ctx, kind, namespace)
-        elsewhere = [w for w in ctx.of_kind(kind) if w.name == so.target_name]
+        elsewhere = [w for w in ctx.of_kind(kind) if w.name == name]
         if here:
             names = ", ".join(sorted(name_of(w) for w in here))
             also = (
@@ -577,12 +646,11 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
                 obj=obj,
                 key_path=path,
                 message=(
-                    f"no {kind} named {so.target_name} in namespace {namespace} (the set has "
-                    f"{names}){also}"
+                    f"no {kind} named {name} in namespace {namespace} (the set has {names}){also}"
                 ),
                 why=(
                     f"KEDA reports the ScaledObject as not ready and scales nothing while its "
-                    f"target {kind} {namespace}/{so.target_name} does not exist."
+                    f"target {kind} {namespace}/{name} does not exist."
                 ),
                 fix=snippet({"spec": {"scaleTargetRef": {"name": name_of(here[0])}}}),
             )
@@ -595,8 +663,7 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
                 obj=obj,
                 key_path=path,
                 message=(
-                    f"{kind} {so.target_name} is in namespace {other}, but the ScaledObject is "
-                    f"in {namespace}"
+                    f"{kind} {name} is in namespace {other}, but the ScaledObject is in {namespace}"
                 ),
                 why=(
                     "KEDA looks the target up in the ScaledObject's own namespace; "
@@ -611,7 +678,7 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
                 obj=obj,
                 key_path=path,
                 message=(
-                    f"target {kind} {namespace}/{so.target_name} is not in the set; checked the "
+                    f"target {kind} {namespace}/{name} is not in the set; checked the "
                     "ScaledObject alone"
                 ),
                 why=(
@@ -635,8 +702,10 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
         '`apis/keda/v1alpha1/scaledobject_webhook.go`: "the workload ... is already managed '
         'by the hpa ...") unless ownership is being transferred with the '
         "`scaledobject.keda.sh/transfer-hpa-ownership` annotation and "
-        "`advanced.horizontalPodAutoscalerConfig.name`. HPAs owned by a ScaledObject "
-        "(exported from a cluster) are not reported."
+        "`advanced.horizontalPodAutoscalerConfig.name`. HPAs owned by a ScaledObject, or "
+        "named as KEDA names its own (`getHPAName`: `keda-hpa-<ScaledObject name>` or "
+        "`horizontalPodAutoscalerConfig.name`), are KEDA's (exported from a cluster) and "
+        "are not reported."
     ),
     example="kind: HorizontalPodAutoscaler\nspec:\n  scaleTargetRef:\n    kind: Deployment\n"
     "    name: web\n---\nkind: ScaledObject\nspec:\n  scaleTargetRef:\n    name: web",
@@ -644,50 +713,49 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
     + snippet({"spec": {"advanced": {"horizontalPodAutoscalerConfig": {"behavior": {}}}}}),
 )
 def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
-    hpas: dict[tuple[str, str, str], list[ManifestObject]] = {}
+    hpas: dict[tuple[str, str, str], list[Manifest]] = {}
     for hpa in ctx.of_kind("HorizontalPodAutoscaler"):
-        ref = as_map(dig(hpa.body, ("spec", "scaleTargetRef"))) or {}
+        ref = as_map(hpa.get(("spec", "scaleTargetRef"))) or {}
         kind, name = as_str(ref.get("kind")), as_str(ref.get("name"))
-        owners = dig(hpa.body, ("metadata", "ownerReferences"))
+        owners = hpa.get(("metadata", "ownerReferences"))
         if any(as_str(dig(o, ("kind",))) == "ScaledObject" for _, o in iter_list(owners)):
             continue
-        annotations = as_map(dig(hpa.body, ("metadata", "annotations"))) or {}
+        annotations = as_map(hpa.get(("metadata", "annotations"))) or {}
         if annotations.get("validations.keda.sh/hpa-ownership") == "false":
             continue
         if kind and name:
             hpas.setdefault((kind, ctx.namespace_of(hpa), name), []).append(hpa)
     if not hpas:
         return
-    for obj, so in scaled_objects(ctx):
-        if so.target_kind is None or so.target_name is None:
+    for so in decided_scaled_objects(ctx):
+        if so.target is None or so.spec is None:
             continue
-        key = (so.target_kind, ctx.namespace_of(obj), so.target_name)
-        for hpa in hpas.get(key, []):
-            hpa_name = name_of(hpa)
-            transfer = dig(obj.body, ("metadata", "annotations"))
-            transfer_on = (as_map(transfer) or {}).get(
-                "scaledobject.keda.sh/transfer-hpa-ownership"
-            ) == "true"
-            named = dig(obj.body, ("spec", "advanced", "horizontalPodAutoscalerConfig", "name"))
-            if transfer_on and named == hpa_name:
+        obj, (kind, name) = so.obj, so.target
+        own = hpa_name(so.spec.source, obj.name)
+        for hpa in hpas.get((kind, ctx.namespace_of(obj), name), []):
+            other = name_of(hpa)
+            if other == own:
+                continue
+            annotations = as_map(obj.get(("metadata", "annotations"))) or {}
+            transfer = annotations.get("scaledobject.keda.sh/transfer-hpa-ownership") == "true"
+            if transfer and so.spec.hpa_name_override == other:
                 continue
             file, line, _ = hpa.line_of(())
             yield Hit(
                 obj=obj,
                 key_path=("spec", "scaleTargetRef", "name"),
                 message=(
-                    f"HorizontalPodAutoscaler {hpa_name} ({file}:{line}) already scales "
-                    f"{so.target_kind} {so.target_name}"
+                    f"HorizontalPodAutoscaler {other} ({file}:{line}) already scales {kind} {name}"
                 ),
                 why=(
                     "KEDA creates its own HPA (keda-hpa-<name>) for this ScaledObject; two "
                     "HPAs writing spec.replicas of one workload from different metrics undo "
                     "each other every 15 s. KEDA's webhook rejects the ScaledObject (\"the "
-                    f"workload '{so.target_name}' ... is already managed by the hpa "
-                    f"'{hpa_name}'\")."
+                    f"workload '{name}' ... is already managed by the hpa "
+                    f"'{other}'\")."
                 ),
                 fix=(
-                    f"# delete HorizontalPodAutoscaler {hpa_name}; put its scaling behavior "
+                    f"# delete HorizontalPodAutoscaler {other}; put its scaling behavior "
                     "here:\n"
                     + snippet(
                         {
@@ -721,11 +789,12 @@ def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
     fix="# one ScaledObject for web with both triggers under spec.triggers",
 )
 def scaledobjects_share_target(ctx: LintContext) -> Iterator[Hit]:
-    first: dict[tuple[str, str, str], ManifestObject] = {}
-    for obj, so in scaled_objects(ctx):
-        if so.target_kind is None or so.target_name is None:
+    first: dict[tuple[str, str, str], Manifest] = {}
+    for so in decided_scaled_objects(ctx):
+        if so.target is None:
             continue
-        key = (so.target_kind, ctx.namespace_of(obj), so.target_name)
+        obj, (kind, name) = so.obj, so.target
+        key = (kind, ctx.namespace_of(obj), name)
         if key not in first:
             first[key] = obj
             continue
@@ -735,10 +804,7 @@ def scaledobjects_share_target(ctx: LintContext) -> Iterator[Hit]:
         yield Hit(
             obj=obj,
             key_path=("spec", "scaleTargetRef", "name"),
-            message=(
-                f"ScaledObject {other_name} ({file}:{line}) already scales {so.target_kind} "
-                f"{so.target_name}"
-            ),
+            message=(f"ScaledObject {other_name} ({file}:{line}) already scales {kind} {name}"),
             why=(
                 'KEDA rejects a second ScaledObject for one workload ("the workload ... is '
                 f"already managed by the ScaledObject '{other_name}'\"); had both been "

@@ -14,26 +14,35 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gpuscale.lint._access import as_map, as_str, dig, is_templated, iter_list
-from gpuscale.lint._context import LintContext, ManifestObject
-from gpuscale.lint._findings import Hit, KeyPath, Severity
+from gpuscale.lint._context import LintContext
+from gpuscale.lint._findings import Hit, Severity
+from gpuscale.lint._k8s import servicemonitor_view
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
-    ALL_NAMESPACES,
     covers,
-    labels_of,
-    name_of,
+    monitor_namespaces,
     selected_services,
-    servicemonitor_namespaces,
-    services_in,
+    services,
 )
+from gpuscale.manifests import KeyPath, Service, ServiceMonitor, is_templated
 
 __all__: list[str] = []
 
 
-def _namespace_list(namespaces: frozenset[str]) -> str:
-    return "all namespaces" if ALL_NAMESPACES in namespaces else ", ".join(sorted(namespaces))
+def _monitors(ctx: LintContext) -> list[ServiceMonitor]:
+    """The ServiceMonitors whose view reads them and that write a selector (the CRD
+    requires one; an absent selector is validation's to report)."""
+
+    def build() -> list[ServiceMonitor]:
+        found = []
+        for obj in ctx.of_kind("ServiceMonitor"):
+            monitor = servicemonitor_view(ctx, obj)
+            if monitor is not None and obj.get(("spec", "selector")) is not None:
+                found.append(monitor)
+        return found
+
+    return ctx.cached("index", "servicemonitors", build)
 
 
 @rule(
@@ -53,54 +62,39 @@ def _namespace_list(namespaces: frozenset[str]) -> str:
     fix=snippet({"spec": {"namespaceSelector": {"matchNames": ["default"]}}}),
 )
 def servicemonitor_namespace_mismatch(ctx: LintContext) -> Iterator[Hit]:
-    if not ctx.of_kind("Service"):
+    if not services(ctx):
         return
-    for monitor in ctx.of_kind("ServiceMonitor"):
-        namespaces = servicemonitor_namespaces(ctx, monitor)
-        selected = selected_services(ctx, monitor)
-        if namespaces is None or selected is None:
+    for monitor in _monitors(ctx):
+        names = monitor_namespaces(monitor)
+        if names is None:
             continue
-        services, _ = selected
-        if not services or any(covers(namespaces, ctx.namespace_of(s)) for s in services):
+        matched, _ = selected_services(ctx, monitor)
+        if not matched or any(covers(ctx, monitor, s) for s in matched):
             continue
-        service = services[0]
-        where = ctx.namespace_of(service)
-        explicit = dig(monitor.body, ("spec", "namespaceSelector")) is not None
+        service = matched[0]
+        where = ctx.namespace_of(service.manifest)
+        explicit = monitor.manifest.get(("spec", "namespaceSelector")) is not None
         path: KeyPath = ("spec", "namespaceSelector") if explicit else ("spec", "selector")
         scope = (
-            f"its namespaceSelector covers {_namespace_list(namespaces)}"
-            if explicit
-            else "without a namespaceSelector it only looks in its own namespace "
-            f"{next(iter(namespaces))}"
+            f"its namespaceSelector covers {', '.join(names)}"
+            if explicit and names
+            else "without namespaceSelector.matchNames it only looks in its own namespace "
+            f"{ctx.namespace_of(monitor.manifest)}"
         )
         yield Hit(
-            obj=monitor,
+            obj=monitor.manifest,
             key_path=path,
             message=(
-                f"{scope}, but Service {name_of(service)}, which its selector matches, is in "
-                f"{where}"
+                f"{scope}, but Service {service.name}, which its selector matches, is in {where}"
             ),
             why=(
                 "Prometheus looks for the Services a ServiceMonitor selects only in the "
-                f"namespaces of its namespaceSelector. Service {name_of(service)} is in {where}, "
+                f"namespaces of its namespaceSelector. Service {service.name} is in {where}, "
                 "so it is never scraped: its metrics never exist, and KEDA reads the empty "
                 "query result as 0 (ignoreNullValues defaults to true)."
             ),
             fix=snippet({"spec": {"namespaceSelector": {"matchNames": [where]}}}),
         )
-
-
-def _port_names(service: ManifestObject) -> tuple[list[str], list[Any]]:
-    names: list[str] = []
-    unnamed: list[Any] = []
-    for _, raw in iter_list(dig(service.body, ("spec", "ports"))):
-        port = as_map(raw) or {}
-        name = as_str(port.get("name"))
-        if name:
-            names.append(name)
-        else:
-            unnamed.append(port.get("port"))
-    return names, unnamed
 
 
 @rule(
@@ -119,67 +113,62 @@ def _port_names(service: ManifestObject) -> tuple[list[str], list[Any]]:
     fix=snippet({"spec": {"endpoints": [{"port": "http"}]}}),
 )
 def servicemonitor_selects_nothing(ctx: LintContext) -> Iterator[Hit]:
-    all_services = ctx.of_kind("Service")
-    if not all_services:
+    every = services(ctx)
+    if not every:
         return
-    for monitor in ctx.of_kind("ServiceMonitor"):
-        namespaces = servicemonitor_namespaces(ctx, monitor)
-        selected = selected_services(ctx, monitor)
-        if namespaces is None or selected is None:
+    for monitor in _monitors(ctx):
+        if monitor_namespaces(monitor) is None:
             continue
-        services, undecided = selected
-        local = services_in(ctx, namespaces)
-        if not services:
+        matched, undecided = selected_services(ctx, monitor)
+        local = [s for s in every if covers(ctx, monitor, s)]
+        if not matched:
             if undecided or not local:
                 continue
-            selector = dig(monitor.body, ("spec", "selector"))
-            names = ", ".join(sorted(name_of(s) for s in local))
+            names = ", ".join(sorted(s.name or "<unnamed>" for s in local))
+            labels = dict(local[0].labels) or {"app": "<app>"}
             yield Hit(
-                obj=monitor,
+                obj=monitor.manifest,
                 key_path=("spec", "selector"),
                 message=f"the selector matches no Service in the set (it has {names})",
                 why=(
                     "A ServiceMonitor scrapes only the Services whose labels its selector "
                     "matches; none does, so nothing is scraped and the metric never exists."
                 ),
-                fix=snippet(
-                    {"spec": {"selector": {"matchLabels": labels_of(local[0]) or {"app": "<app>"}}}}
-                )
-                if selector is not None
-                else "# add spec.selector.matchLabels with the Service's labels",
+                fix=snippet({"spec": {"selector": {"matchLabels": labels}}}),
             )
             continue
-        reachable = [s for s in services if covers(namespaces, ctx.namespace_of(s))]
-        if not reachable:
-            continue
-        yield from _check_ports(monitor, reachable)
+        reachable = [s for s in matched if covers(ctx, monitor, s)]
+        if reachable:
+            yield from _check_ports(monitor, reachable)
 
 
-def _check_ports(monitor: ManifestObject, services: list[ManifestObject]) -> Iterator[Hit]:
-    for index, raw in iter_list(dig(monitor.body, ("spec", "endpoints"))):
-        endpoint = as_map(raw) or {}
-        port = endpoint.get("port")
-        if not isinstance(port, str) or is_templated(port) or "targetPort" in endpoint:
+def _check_ports(monitor: ServiceMonitor, reachable: list[Service]) -> Iterator[Hit]:
+    for index, endpoint in enumerate(monitor.endpoints):
+        port = endpoint.port
+        if port is None or is_templated(port) or endpoint.target_port is not None:
             continue
-        ports = {name_of(s): _port_names(s) for s in services}
-        if any(port in names for names, _ in ports.values()):
+        if any(service.port_named(port) for service in reachable):
             continue
-        service, (names, unnamed) = next(iter(ports.items()))
+        service = reachable[0]
+        names = [p.name for p in service.ports if p.name]
+        unnamed = [p.port for p in service.ports if not p.name]
         if names:
             have = f"its ports are named {', '.join(names)}"
             fix = snippet({"spec": {"endpoints": [{"port": names[0]}]}})
         else:
             shown = ", ".join(str(p) for p in unnamed) or "none"
             have = f"its ports ({shown}) have no name"
-            fix = snippet({"ports": [{"name": port, "port": unnamed[0] if unnamed else 8080}]})
-            fix = "# name the Service's port:\n" + fix
+            number = unnamed[0] if unnamed and unnamed[0] is not None else 8080
+            fix = "# name the Service's port:\n" + snippet(
+                {"ports": [{"name": port, "port": number}]}
+            )
         yield Hit(
-            obj=monitor,
+            obj=monitor.manifest,
             key_path=("spec", "endpoints", index, "port"),
-            message=f"endpoint port {port} is not a port name of Service {service} ({have})",
+            message=f"endpoint port {port} is not a port name of Service {service.name} ({have})",
             why=(
                 "ServiceMonitor endpoints choose the Service port by name; with no port of "
-                f"that name Prometheus creates no target for Service {service}, and its "
+                f"that name Prometheus creates no target for Service {service.name}, and its "
                 "metrics never exist."
             ),
             fix=fix,
@@ -201,26 +190,27 @@ def _check_ports(monitor: ManifestObject, services: list[ManifestObject]) -> Ite
     fix=snippet({"metadata": {"name": "web", "labels": {"app": "web", "release": "prometheus"}}}),
 )
 def servicemonitor_not_selected(ctx: LintContext) -> Iterator[Hit]:
-    release = ctx.profile.release_name if ctx.profile else None
+    release = ctx.profile.prometheus.release if ctx.profile is not None else None
     expected = release or "prometheus"
-    for monitor in ctx.of_kind("ServiceMonitor"):
-        labels = as_map(dig(monitor.body, ("metadata", "labels")))
-        if labels is not None and any(is_templated(str(v)) for v in labels.values()):
+    for obj in ctx.of_kind("ServiceMonitor"):
+        monitor = servicemonitor_view(ctx, obj)
+        if monitor is None or any(is_templated(v) for v in monitor.labels.values()):
             continue
-        actual = labels.get("release") if labels is not None else None
-        if actual is not None and str(actual) == expected:
+        labels = monitor.labels
+        actual = labels.get("release")
+        if actual == expected:
             continue
         if actual is not None:
             path: KeyPath = ("metadata", "labels", "release")
             problem = f"release: {actual}, but the kube-prometheus-stack release is {expected}"
         else:
-            path = ("metadata", "labels") if labels is not None else ("metadata",)
+            written = obj.get(("metadata", "labels")) is not None
+            path = ("metadata", "labels") if written else ("metadata",)
             problem = f"its labels lack release: {expected}"
         assumed = "" if release else " (assumed: no profile names the release)"
-        merged: dict[str, Any] = {k: v for k, v in (labels or {}).items() if isinstance(k, str)}
-        merged["release"] = expected
+        merged: dict[str, Any] = {**labels, "release": expected}
         yield Hit(
-            obj=monitor,
+            obj=obj,
             key_path=path,
             message=f"{problem}{assumed}, so Prometheus ignores this ServiceMonitor",
             why=(
@@ -243,11 +233,8 @@ def _mentions_gpu_exporter(texts: list[str]) -> bool:
     return any(marker in text for text in lowered for marker in _GPU_EXPORTER_MARKERS)
 
 
-def _identity_texts(obj: ManifestObject, extra: Mapping[str, Any] | None = None) -> list[str]:
-    texts = [name_of(obj), *labels_of(obj).values()]
-    if extra:
-        texts.extend(str(v) for v in extra.values())
-    return texts
+def _identity_texts(name: str, labels: Mapping[str, str]) -> list[str]:
+    return [name, *labels.values()]
 
 
 @rule(
@@ -268,26 +255,20 @@ def _identity_texts(obj: ManifestObject, extra: Mapping[str, Any] | None = None)
     fix=snippet({"spec": {"endpoints": [{"port": "metrics", "honorLabels": True}]}}),
 )
 def servicemonitor_honor_labels(ctx: LintContext) -> Iterator[Hit]:
-    for monitor in ctx.of_kind("ServiceMonitor"):
-        match_labels = as_map(dig(monitor.body, ("spec", "selector", "matchLabels")))
-        texts = _identity_texts(monitor, match_labels)
-        selected = selected_services(ctx, monitor)
-        if selected is not None:
-            for service in selected[0]:
-                texts.extend(_identity_texts(service))
+    for monitor in _monitors(ctx):
+        texts = _identity_texts(monitor.name, monitor.labels)
+        texts.extend(value for _, value in monitor.selector.match_labels)
+        for service in selected_services(ctx, monitor)[0]:
+            texts.extend(_identity_texts(service.name, service.labels))
         if not _mentions_gpu_exporter(texts):
             continue
-        for index, raw in iter_list(dig(monitor.body, ("spec", "endpoints"))):
-            endpoint = as_map(raw)
-            if endpoint is None or endpoint.get("honorLabels") is True:
+        for index, endpoint in enumerate(monitor.endpoints):
+            if endpoint.honor_labels:
                 continue
-            if isinstance(endpoint.get("honorLabels"), str):
-                continue
-            port = endpoint.get("port")
-            fixed: dict[str, Any] = {"port": port} if isinstance(port, str) else {}
+            fixed: dict[str, Any] = {"port": endpoint.port} if endpoint.port else {}
             fixed["honorLabels"] = True
             yield Hit(
-                obj=monitor,
+                obj=monitor.manifest,
                 key_path=("spec", "endpoints", index),
                 message="the GPU exporter's endpoint does not set honorLabels: true",
                 why=(

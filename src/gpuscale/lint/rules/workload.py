@@ -8,32 +8,35 @@ when given, replace these defaults.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from gpuscale.lint._access import as_list, as_map, as_str, dig, is_templated, iter_list, iter_map
-from gpuscale.lint._context import LintContext, ManifestObject, NodePool, Taint
-from gpuscale.lint._findings import Hit, KeyPath, Severity
+from gpuscale.lint._access import as_map, iter_list
+from gpuscale.lint._context import LintContext
+from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._k8s import (
-    WORKLOAD_KINDS,
-    GpuUse,
-    containers,
-    gpu_uses,
-    pod_spec,
-    quantity_int,
-    tolerates,
+    POD_SPEC,
+    container_path,
+    gpu_resources,
+    workloads,
 )
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
+from gpuscale.lint.rules._common import (
+    decided_scaled_objects,
+    services_of_workload,
+    target_workload,
+)
+from gpuscale.manifests import Container, KeyPath, Taint, Toleration, Workload, is_templated
+from gpuscale.profile import DOKS_LABEL_DOMAIN, NodePool
 
 __all__: list[str] = []
 
-DOKS_DOMAIN = "doks.digitalocean.com"
 DOKS_LABELS = frozenset({"gpu-brand", "gpu-model", "node-pool", "node-pool-id"})
 GPU_BRANDS = frozenset({"amd", "nvidia"})
 KNOWN_DOMAINS = (
-    DOKS_DOMAIN,
+    DOKS_LABEL_DOMAIN,
     "cloud.google.com",
     "eks.amazonaws.com",
     "karpenter.k8s.aws",
@@ -54,29 +57,22 @@ _SYSTEM_ONLY_TAINTS = frozenset(
         "node-role.kubernetes.io/master",
     }
 )
+_TOLERATIONS: KeyPath = (*POD_SPEC, "tolerations")
+_AFFINITY_TERMS: KeyPath = (
+    *POD_SPEC,
+    "affinity",
+    "nodeAffinity",
+    "requiredDuringSchedulingIgnoredDuringExecution",
+    "nodeSelectorTerms",
+)
 
 
-@dataclass(frozen=True)
-class _Workload:
-    obj: ManifestObject
-    spec: Mapping[str, Any]
-    path: KeyPath
-    gpus: list[GpuUse]
-
-
-def _workloads(ctx: LintContext) -> list[_Workload]:
-    def build() -> list[_Workload]:
-        workloads = []
-        for obj in ctx.objects:
-            if obj.kind not in WORKLOAD_KINDS:
-                continue
-            found = pod_spec(obj.kind, obj.body)
-            if found is not None:
-                spec, path = found
-                workloads.append(_Workload(obj, spec, path, gpu_uses(spec, path)))
-        return workloads
-
-    return ctx.cached("index", "workloads", build)
+def _containers(work: Workload) -> Iterator[tuple[KeyPath, Container]]:
+    """Init containers and containers with their key paths."""
+    for index, container in enumerate(work.init_containers):
+        yield container_path(index, init=True), container
+    for index, container in enumerate(work.containers):
+        yield container_path(index), container
 
 
 def _vendor(resource: str) -> str | None:
@@ -105,7 +101,7 @@ def _misspelled_domain(prefix: str) -> str | None:
     if prefix in KNOWN_DOMAINS:
         return None
     if prefix.startswith("doks."):
-        return DOKS_DOMAIN
+        return DOKS_LABEL_DOMAIN
     best = min(KNOWN_DOMAINS, key=lambda domain: _distance(prefix, domain))
     allowed = 2 if len(best) >= 12 else 1
     return best if _distance(prefix, best) <= allowed else None
@@ -119,32 +115,28 @@ class _Selection:
     """Where the key is (a nodeSelector key, or a matchExpressions entry's ``key``)."""
 
 
-def _selections(work: _Workload) -> Iterator[_Selection]:
-    for key, value in iter_map(work.spec.get("nodeSelector")):
-        shown = (str(value),) if isinstance(value, str | int | float | bool) else ()
-        yield _Selection(key, shown, (*work.path, "nodeSelector", key))
-    terms_path = (
-        "affinity",
-        "nodeAffinity",
-        "requiredDuringSchedulingIgnoredDuringExecution",
-        "nodeSelectorTerms",
-    )
-    for t, term in iter_list(dig(work.spec, terms_path)):
-        for e, raw in iter_list(dig(term, ("matchExpressions",))):
-            expression = as_map(raw)
-            label = as_str(expression.get("key")) if expression is not None else None
-            if expression is None or label is None:
-                continue
-            values: tuple[str, ...] = ()
-            if expression.get("operator") == "In":
-                values = tuple(str(v) for v in as_list(expression.get("values")) or [])
-            path = (*work.path, *terms_path, t, "matchExpressions", e, "key")
-            yield _Selection(label, values, path)
+def _selections(work: Workload) -> Iterator[_Selection]:
+    for key, value in work.node_selector.items():
+        yield _Selection(key, (value,), (*POD_SPEC, "nodeSelector", key))
+    for t, term in enumerate(work.required_node_affinity):
+        for e, requirement in enumerate(term.match_expressions):
+            values = requirement.values if requirement.operator == "In" else ()
+            path = (*_AFFINITY_TERMS, t, "matchExpressions", e, "key")
+            yield _Selection(requirement.key, values, path)
 
 
 def _doks_fix(key_name: str, vendor: str | None) -> str:
     value = vendor if key_name == "gpu-brand" and vendor else "<value>"
-    return snippet({"nodeSelector": {f"{DOKS_DOMAIN}/{key_name}": value}})
+    return snippet({"nodeSelector": {f"{DOKS_LABEL_DOMAIN}/{key_name}": value}})
+
+
+def _gpu_container(work: Workload, resource: str | None = None) -> KeyPath:
+    """The first container that asks for ``resource`` (any GPU when ``None``)."""
+    for path, container in _containers(work):
+        gpus = gpu_resources(container)
+        if gpus and (resource is None or resource in gpus):
+            return path
+    return POD_SPEC
 
 
 @rule(
@@ -165,21 +157,21 @@ def _doks_fix(key_name: str, vendor: str | None) -> str:
         "profile's GPU pools are labelled or tainted."
     ),
     example=snippet({"nodeSelector": {"doks.<provider-domain>/gpu-brand": "amd"}}),
-    fix=snippet({"nodeSelector": {f"{DOKS_DOMAIN}/gpu-brand": "amd"}}),
+    fix=snippet({"nodeSelector": {f"{DOKS_LABEL_DOMAIN}/gpu-brand": "amd"}}),
 )
 def gpu_node_selector(ctx: LintContext) -> Iterator[Hit]:
-    for work in _workloads(ctx):
-        vendors = {v for v in (_vendor(g.resource) for g in work.gpus) if v}
+    for work in workloads(ctx):
+        vendors = {v for v in map(_vendor, work.gpus_per_pod) if v}
         vendor = next(iter(vendors)) if len(vendors) == 1 else None
         selections = list(_selections(work))
         for selection in selections:
             yield from _check_selection(ctx, work, selection, vendor)
-        if not selections and work.gpus and ctx.profile is not None:
-            pools = ctx.profile.gpu_pools()
+        if not selections and work.gpus_per_pod and ctx.profile is not None:
+            pools = ctx.profile.gpu_pools
             if any(pool.labels or pool.taints for pool in pools):
                 yield Hit(
-                    obj=work.obj,
-                    key_path=work.gpus[0].container.path,
+                    obj=work.manifest,
+                    key_path=_gpu_container(work),
                     message="the GPU workload has no nodeSelector or node affinity",
                     why=(
                         "The scheduler places it on a node with a free GPU anyway, but a "
@@ -192,7 +184,7 @@ def gpu_node_selector(ctx: LintContext) -> Iterator[Hit]:
 
 
 def _check_selection(
-    ctx: LintContext, work: _Workload, selection: _Selection, vendor: str | None
+    ctx: LintContext, work: Workload, selection: _Selection, vendor: str | None
 ) -> Iterator[Hit]:
     key = selection.key
     if "{{" in key or "${" in key:
@@ -201,7 +193,7 @@ def _check_selection(
     if is_templated(key):
         fixed_name = name if name and not is_templated(name) else "gpu-brand"
         yield Hit(
-            obj=work.obj,
+            obj=work.manifest,
             key_path=selection.path,
             message=f"the node selector key {key} still holds a placeholder",
             why=(
@@ -216,7 +208,7 @@ def _check_selection(
         intended = _misspelled_domain(prefix)
         if intended is not None:
             yield Hit(
-                obj=work.obj,
+                obj=work.manifest,
                 key_path=selection.path,
                 message=f"{prefix} looks like a misspelling of {intended} in {key}",
                 why=(
@@ -224,29 +216,29 @@ def _check_selection(
                     "stays Pending and the cluster autoscaler adds no node for it."
                 ),
                 fix=_doks_fix(name, vendor)
-                if intended == DOKS_DOMAIN
+                if intended == DOKS_LABEL_DOMAIN
                 else snippet({"nodeSelector": {f"{intended}/{name}": "<value>"}}),
             )
             return
-    if prefix == DOKS_DOMAIN and name not in DOKS_LABELS:
+    if prefix == DOKS_LABEL_DOMAIN and name not in DOKS_LABELS:
         near = min(DOKS_LABELS, key=lambda label: _distance(name, label))
         if _distance(name, near) <= 2:
             yield Hit(
-                obj=work.obj,
+                obj=work.manifest,
                 key_path=selection.path,
-                message=f"DOKS sets no label {key}; did you mean {DOKS_DOMAIN}/{near}?",
+                message=f"DOKS sets no label {key}; did you mean {DOKS_LABEL_DOMAIN}/{near}?",
                 why=f"No DOKS node carries {key}, so the pods stay Pending.",
                 fix=_doks_fix(near, vendor),
             )
             return
-    if prefix == DOKS_DOMAIN and name == "gpu-brand":
+    if prefix == DOKS_LABEL_DOMAIN and name == "gpu-brand":
         yield from _check_brand(work, selection, vendor)
-    if prefix == DOKS_DOMAIN and name == "node-pool" and ctx.profile is not None:
+    if prefix == DOKS_LABEL_DOMAIN and name == "node-pool" and ctx.profile is not None:
         pools = {pool.name for pool in ctx.profile.node_pools}
         wrong = [v for v in selection.values if v not in pools and not is_templated(v)]
         if pools and wrong and len(wrong) == len(selection.values):
             yield Hit(
-                obj=work.obj,
+                obj=work.manifest,
                 key_path=selection.path,
                 message=(
                     f"no node pool named {wrong[0]} in the profile ({', '.join(sorted(pools))})"
@@ -256,7 +248,7 @@ def _check_selection(
             )
     if vendor and prefix in {"nvidia.com", "amd.com"} and prefix.split(".")[0] != vendor:
         yield Hit(
-            obj=work.obj,
+            obj=work.manifest,
             key_path=selection.path,
             message=(
                 f"{key} selects {prefix.split('.')[0]} nodes but the pod requests {vendor}.com/gpu"
@@ -269,13 +261,13 @@ def _check_selection(
         )
 
 
-def _check_brand(work: _Workload, selection: _Selection, vendor: str | None) -> Iterator[Hit]:
+def _check_brand(work: Workload, selection: _Selection, vendor: str | None) -> Iterator[Hit]:
     for value in selection.values:
         if is_templated(value):
             continue
         if value not in GPU_BRANDS:
             yield Hit(
-                obj=work.obj,
+                obj=work.manifest,
                 key_path=selection.path,
                 message=f"{selection.key} is {value!r}; DOKS sets it to amd or nvidia",
                 why=(
@@ -286,7 +278,7 @@ def _check_brand(work: _Workload, selection: _Selection, vendor: str | None) -> 
             )
         elif vendor in GPU_BRANDS and value != vendor:
             yield Hit(
-                obj=work.obj,
+                obj=work.manifest,
                 key_path=selection.path,
                 message=(f"{selection.key}: {value} contradicts the requested {vendor}.com/gpu"),
                 why=(
@@ -302,18 +294,13 @@ def _gpu_taints(
 ) -> tuple[list[tuple[NodePool | None, list[Taint]]], bool]:
     """The hard taints of each pool offering ``resource``; the flag says if from the profile."""
     if ctx.profile is not None and ctx.profile.node_pools:
-        pools = [pool for pool in ctx.profile.gpu_pools() if pool.gpu_resource == resource]
-        return (
-            [
-                (pool, [t for t in pool.taints if t.effect in {"NoSchedule", "NoExecute"}])
-                for pool in pools
-            ],
-            True,
-        )
+        pools = [pool for pool in ctx.profile.gpu_pools if pool.gpu_resource == resource]
+        hard = ("NoSchedule", "NoExecute")
+        return [(pool, [t for t in pool.node_taints if t.effect in hard]) for pool in pools], True
     vendor = _vendor(resource)
     if vendor not in GPU_BRANDS:
         return [], False
-    return [(None, [Taint(key=f"{vendor}.com/gpu", value="", effect="NoSchedule")])], False
+    return [(None, [Taint(key=f"{vendor}.com/gpu", effect="NoSchedule")])], False
 
 
 @rule(
@@ -340,18 +327,17 @@ def _gpu_taints(
     ),
 )
 def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
-    for work in _workloads(ctx):
-        tolerations = [
-            t for _, raw in iter_list(work.spec.get("tolerations")) if (t := as_map(raw))
-        ]
-        if any(is_templated(str(value)) for t in tolerations for value in t.values()):
+    for work in workloads(ctx):
+        tolerations = work.tolerations
+        fields = ((t.key, t.operator, t.value, t.effect) for t in tolerations)
+        if any(is_templated(field) for group in fields for field in group):
             continue
-        for resource in dict.fromkeys(g.resource for g in work.gpus):
+        for resource in work.gpus_per_pod:
             pools, from_profile = _gpu_taints(ctx, resource)
             if not pools:
                 continue
             if any(
-                all(any(tolerates(t, taint) for t in tolerations) for taint in taints)
+                all(any(t.tolerates(taint) for t in tolerations) for taint in taints)
                 for _, taints in pools
             ):
                 continue
@@ -359,19 +345,15 @@ def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
                 taint
                 for _, taints in pools
                 for taint in taints
-                if not any(tolerates(t, taint) for t in tolerations)
+                if not any(t.tolerates(taint) for t in tolerations)
             )
             source = (
                 f"the profile's {', '.join(p.name for p, _ in pools if p)} pool(s)"
                 if from_profile
                 else "DOKS' default GPU taint"
             )
-            use = next(g for g in work.gpus if g.resource == resource)
-            where = (
-                (*work.path, "tolerations")
-                if "tolerations" in work.spec
-                else (*use.container.path, "resources")
-            )
+            written = work.manifest.get(_TOLERATIONS) is not None
+            where = _TOLERATIONS if written else (*_gpu_container(work, resource), "resources")
             value = f"={missing.value}" if missing.value else ""
             toleration: dict[str, Any] = {"key": missing.key}
             toleration.update(
@@ -381,7 +363,7 @@ def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
             )
             toleration["effect"] = missing.effect
             yield Hit(
-                obj=work.obj,
+                obj=work.manifest,
                 key_path=where,
                 message=(
                     f"requests {resource} but does not tolerate {missing.key}{value}:"
@@ -404,9 +386,9 @@ def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
         "`CriticalAddonsOnly` and the control-plane taints keep ordinary workloads off nodes "
         "reserved for cluster add-ons and the control plane; a toleration for them (or an "
         "empty key with `operator: Exists`, which tolerates every taint) lets the "
-        "application land there. GPU nodes need only the GPU taint's toleration. DaemonSets "
-        "and objects in `kube-system` are not checked: system agents legitimately tolerate "
-        "these."
+        "application land there. GPU nodes need only the GPU taint's toleration. Only "
+        "Deployments and StatefulSets outside `kube-system` are checked: system agents "
+        "(DaemonSets, add-ons) legitimately tolerate these."
     ),
     example=snippet(
         {
@@ -419,26 +401,20 @@ def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
     fix=snippet({"tolerations": [{"key": "amd.com/gpu", "operator": "Exists"}]}),
 )
 def unneeded_toleration(ctx: LintContext) -> Iterator[Hit]:
-    for work in _workloads(ctx):
-        if work.obj.kind == "DaemonSet" or ctx.namespace_of(work.obj) == "kube-system":
+    for work in workloads(ctx):
+        if ctx.namespace_of(work.manifest) == "kube-system":
             continue
-        raw_list = work.spec.get("tolerations")
-        kept = [
-            dict(t)
-            for _, raw in iter_list(raw_list)
-            if (t := as_map(raw)) and not _system_toleration(t)
-        ]
-        for index, raw in iter_list(raw_list):
-            toleration = as_map(raw)
-            if toleration is None or not _system_toleration(toleration):
+        raw = [as_map(item) or {} for _, item in iter_list(work.manifest.get(_TOLERATIONS))]
+        system = [_system_only(t) for t in work.tolerations]
+        kept = [dict(item) for item, drop in zip(raw, system, strict=True) if not drop]
+        for index, toleration in enumerate(work.tolerations):
+            if not system[index]:
                 continue
-            key = as_str(toleration.get("key")) or ""
+            key = toleration.key
             what = f"the {key} taint" if key else "every taint (empty key, operator Exists)"
             yield Hit(
-                obj=work.obj,
-                key_path=(*work.path, "tolerations", index, "key")
-                if key
-                else (*work.path, "tolerations", index),
+                obj=work.manifest,
+                key_path=(*_TOLERATIONS, index, "key") if key else (*_TOLERATIONS, index),
                 message=f"the workload tolerates {what}, which is meant for system components",
                 why=(
                     f"Nodes are tainted with {key or 'such taints'} to keep ordinary workloads "
@@ -450,13 +426,12 @@ def unneeded_toleration(ctx: LintContext) -> Iterator[Hit]:
             )
 
 
-def _system_toleration(toleration: Mapping[str, Any]) -> bool:
-    key = toleration.get("key") or ""
-    if not isinstance(key, str):
-        return False
-    if key in _SYSTEM_ONLY_TAINTS:
+def _system_only(toleration: Toleration) -> bool:
+    """Whether the toleration is for a system-only taint (or, with an empty key and
+    ``Exists``, for every taint)."""
+    if toleration.key in _SYSTEM_ONLY_TAINTS:
         return True
-    return key == "" and toleration.get("operator") == "Exists"
+    return toleration.key == "" and toleration.operator == "Exists"
 
 
 @rule(
@@ -473,41 +448,31 @@ def _system_toleration(toleration: Mapping[str, Any]) -> bool:
     fix=snippet({"resources": {"limits": {"nvidia.com/gpu": 1}}}),
 )
 def gpu_requests_limits(ctx: LintContext) -> Iterator[Hit]:
-    for work in _workloads(ctx):
-        for use in work.gpus:
-            request, limit = use.request, use.limit
-            if request is None:
-                continue
-            if any(isinstance(v, str) and is_templated(v) for v in (request, limit)):
-                continue
-            path = (*use.container.path, "resources", "requests", use.resource)
-            if limit is None:
+    for work in workloads(ctx):
+        for path, container in _containers(work):
+            for resource in gpu_resources(container):
+                request = work.manifest.get((*path, "resources", "requests", resource))
+                limit = work.manifest.get((*path, "resources", "limits", resource))
+                if request is None or is_templated(request) or is_templated(limit):
+                    continue
+                if limit is None:
+                    message = f"requests {resource}: {request} without a limit"
+                    why = "the API server rejects a container that requests it without a limit"
+                    fixed = request
+                elif container.requests.get(resource) != container.limits.get(resource):
+                    message = f"{resource} request {request} differs from its limit {limit}"
+                    why = "it cannot be overcommitted: its request must equal its limit"
+                    fixed = limit
+                else:
+                    continue
                 yield Hit(
-                    obj=work.obj,
-                    key_path=path,
-                    message=f"requests {use.resource}: {request} without a limit",
-                    why=(
-                        f"{use.resource} is an extended resource; the API server rejects a "
-                        "container that requests it without a limit."
-                    ),
-                    fix=snippet({"resources": {"limits": {use.resource: request}}}),
+                    obj=work.manifest,
+                    key_path=(*path, "resources", "requests", resource),
+                    message=message,
+                    why=f"{resource} is an extended resource: {why} "
+                    "(ValidateResourceRequirements).",
+                    fix=snippet({"resources": {"limits": {resource: fixed}}}),
                 )
-            elif _quantity(request) != _quantity(limit):
-                yield Hit(
-                    obj=work.obj,
-                    key_path=path,
-                    message=f"{use.resource} request {request} differs from its limit {limit}",
-                    why=(
-                        f"{use.resource} cannot be overcommitted: the API server requires its "
-                        "request to equal its limit."
-                    ),
-                    fix=snippet({"resources": {"limits": {use.resource: limit}}}),
-                )
-
-
-def _quantity(value: Any) -> Any:
-    number = quantity_int(value)
-    return number if number is not None else str(value)
 
 
 _SEPARATORS = (";", "&&", "||", "|", "(", ")", "\n", "`", "$(")
@@ -567,16 +532,6 @@ def _build_steps(text: str) -> list[str]:
     return found
 
 
-def _command_parts(container: Mapping[str, Any]) -> Iterator[tuple[KeyPath, str]]:
-    for field in ("command", "args"):
-        value = container.get(field)
-        if isinstance(value, str):
-            yield (field,), value
-        for index, item in iter_list(value):
-            if isinstance(item, str):
-                yield (field, index), item
-
-
 @rule(
     "compile-at-start",
     severity=Severity.WARNING,
@@ -609,24 +564,25 @@ def _command_parts(container: Mapping[str, Any]) -> Iterator[tuple[KeyPath, str]
     ),
 )
 def compile_at_start(ctx: LintContext) -> Iterator[Hit]:
-    for work in _workloads(ctx):
-        for container in containers(work.spec, work.path):
-            hits: list[tuple[KeyPath, list[str]]] = []
-            for sub_path, text in _command_parts(container.body):
-                steps = _build_steps(text)
+    for work in workloads(ctx):
+        for path, container in _containers(work):
+            hits: list[tuple[str, list[str]]] = []
+            for field, parts in (("command", container.command), ("args", container.args)):
+                steps = [step for text in parts for step in _build_steps(text)]
                 if steps:
-                    hits.append((sub_path, steps))
+                    hits.append((field, steps))
             if not hits:
                 continue
             steps = list(dict.fromkeys(step for _, found in hits for step in found))
             name = container.name or "the container"
             yield Hit(
-                obj=work.obj,
-                key_path=(*container.path, *hits[0][0]),
+                obj=work.manifest,
+                key_path=(*path, hits[0][0]),
                 message=f"{name} runs {', '.join(steps)} at every start",
                 why=(
-                    f"{', '.join(steps)} fetch and build code each time a replica starts: "
-                    "every new replica needs the network and the package registries, and "
+                    f"The container runs {', '.join(steps)} each time a replica starts, which "
+                    "downloads (and builds) code: every new replica needs the network and the "
+                    "package registries, and "
                     "becomes ready minutes later than a prebuilt image would (time a GPU "
                     "node is billed for while the workload is short of capacity), possibly "
                     "with different dependency versions."
@@ -643,4 +599,86 @@ def compile_at_start(ctx: LintContext) -> Iterator[Hit]:
                     }
                 )
                 + "\n# build the image once (Dockerfile, ko, buildpack) and push it",
+            )
+
+
+@rule(
+    "no-readiness-probe",
+    severity=Severity.WARNING,
+    title="A served or autoscaled container has no readiness probe",
+    explanation=(
+        "A container without a readiness probe is Ready as soon as it has started: "
+        '"If a container does not provide a readiness probe, the default state is '
+        'Success" (kubernetes.io, Pod Lifecycle: container probes). A replica that still '
+        "installs packages, loads a model or warms up is then put behind its Service and "
+        "gets requests it cannot answer; a rolling update counts it as available and "
+        "removes an old replica that could; and with `metricType: Value` the HPA multiplies "
+        "the metric by the number of Ready pods (`GetExternalMetricReplicas` → "
+        "`getReadyPodsCount` in `pkg/controller/podautoscaler/replica_calculator.go`), so "
+        "it counts the replica as capacity before it has any. Checked on the containers "
+        "that declare ports (or the only container) of Deployments and StatefulSets that a "
+        "Service or a ScaledObject in the set points at; a `startupProbe` also holds "
+        "readiness back until it succeeds, so it counts as well."
+    ),
+    example=snippet(
+        {"containers": [{"name": "app", "image": "app:1.0", "ports": [{"containerPort": 8080}]}]}
+    ),
+    fix=snippet(
+        {
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "app:1.0",
+                    "ports": [{"name": "http", "containerPort": 8080}],
+                    "readinessProbe": {
+                        "httpGet": {"path": "/readyz", "port": "http"},
+                        "periodSeconds": 5,
+                    },
+                }
+            ]
+        }
+    ),
+)
+def no_readiness_probe(ctx: LintContext) -> Iterator[Hit]:
+    scaled = {
+        id(w.manifest) for so in decided_scaled_objects(ctx) if (w := target_workload(ctx, so))
+    }
+    for work in workloads(ctx):
+        served = bool(services_of_workload(ctx, work))
+        if not served and id(work.manifest) not in scaled:
+            continue
+        with_ports = [c for c in work.containers if c.ports]
+        candidates = with_ports or (list(work.containers) if len(work.containers) == 1 else [])
+        for index, container in enumerate(work.containers):
+            if container not in candidates or container.readiness_probe is not None:
+                continue
+            path = container_path(index)
+            if work.manifest.get((*path, "startupProbe")) is not None:
+                continue
+            why_served = "its Service sends it requests" if served else "it is scaled by KEDA"
+            ports = [p.name or p.container_port for p in container.ports]
+            port: Any = ports[0] if ports else "<port>"
+            yield Hit(
+                obj=work.manifest,
+                key_path=path,
+                message=(
+                    f"container {container.name or index} has no readinessProbe: it counts as "
+                    "Ready as soon as it starts"
+                ),
+                why=(
+                    "Without a readiness probe Kubernetes marks the container Ready the moment "
+                    f"it starts, so {why_served} while it is still starting (installing, "
+                    "loading, warming up), a rolling update treats it as available, and with "
+                    "metricType Value the HPA counts it as capacity. A GPU replica can take "
+                    "minutes to serve after its container starts."
+                ),
+                fix=snippet(
+                    {
+                        "readinessProbe": {
+                            "httpGet": {"path": "/readyz", "port": port},
+                            "periodSeconds": 5,
+                        }
+                    }
+                )
+                + "\n# point it at an endpoint that answers only once the replica can serve",
             )
