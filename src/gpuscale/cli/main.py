@@ -63,6 +63,7 @@ COMMAND_MODULES = (
     "report_cmd",
     "cluster_cmd",
     "install_cmd",
+    "deploy_cmd",
     "load_cmd",
     "watch_cmd",
     "app_cmd",

@@ -16,4 +16,7 @@ Modules, reusable by every live command (nothing here is imported by the package
   endpoints, a pool of port-forwards).
 - :mod:`~gpuscale.live.watch` (pure) and :mod:`~gpuscale.live.watcher` (I/O):
   ``gpuscale watch`` and its timeline.
+- :mod:`~gpuscale.live.discovery`: which REST path serves a kind (discovery, cached).
+- :mod:`~gpuscale.live.apply` (pure) and :mod:`~gpuscale.live.applier` (I/O):
+  ``gpuscale deploy`` (server-side apply in dependency order).
 """

@@ -243,3 +243,51 @@ def event(
         "source": {"component": component},
         "reportingComponent": component,
     }
+
+
+def namespace(name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name,
+                     "labels": {"kubernetes.io/metadata.name": name, **(labels or {})}},
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    }  # fmt: skip
+
+
+def crd(
+    group: str, kind: str, plural: str, version: str, *, scope: str = "Namespaced"
+) -> dict[str, Any]:
+    """A CustomResourceDefinition as stored (schema left out), Established."""
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "names": {"kind": kind, "listKind": f"{kind}List", "plural": plural,
+                      "singular": kind.lower()},
+            "scope": scope,
+            "versions": [{"name": version, "served": True, "storage": True}],
+        },
+        "status": {"conditions": [
+            {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts"},
+            {"type": "Established", "status": "True", "reason": "InitialNamesAccepted"},
+        ]},
+    }  # fmt: skip
+
+
+KEDA_CRDS = [
+    crd("keda.sh", "ScaledObject", "scaledobjects", "v1alpha1"),
+    crd("keda.sh", "ScaledJob", "scaledjobs", "v1alpha1"),
+    crd("keda.sh", "TriggerAuthentication", "triggerauthentications", "v1alpha1"),
+    crd("keda.sh", "ClusterTriggerAuthentication", "clustertriggerauthentications", "v1alpha1",
+        scope="Cluster"),
+]  # fmt: skip
+PROMETHEUS_OPERATOR_CRDS = [
+    crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "v1"),
+    crd("monitoring.coreos.com", "PodMonitor", "podmonitors", "v1"),
+    crd("monitoring.coreos.com", "Prometheus", "prometheuses", "v1"),
+    crd("monitoring.coreos.com", "PrometheusRule", "prometheusrules", "v1"),
+]
