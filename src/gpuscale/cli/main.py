@@ -64,6 +64,7 @@ COMMAND_MODULES = (
     "cluster_cmd",
     "install_cmd",
     "deploy_cmd",
+    "verify_cmd",
     "load_cmd",
     "watch_cmd",
     "app_cmd",
