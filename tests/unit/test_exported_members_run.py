@@ -20,6 +20,8 @@ MODULES = [
     "gpuscale.live.apply",
     "gpuscale.live.discovery",
     "gpuscale.live.events",
+    "gpuscale.live.verifier",
+    "gpuscale.live.verify",
     "gpuscale.live.helm",
     "gpuscale.live.kube",
     "gpuscale.live.load",

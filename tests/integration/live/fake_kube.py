@@ -376,7 +376,9 @@ class FakeKube:
             if path in self.objects:
                 return 200, self.objects[path]
             items = [
-                obj for key, obj in sorted(self.objects.items()) if key.rsplit("/", 1)[0] == path
+                obj
+                for key, obj in sorted(self.objects.items())
+                if key.rsplit("/", 1)[0] == path or _across_namespaces(key, path)
             ]
         selector = query.get("labelSelector", "")
         if selector:
@@ -397,6 +399,19 @@ _COLLECTIONS = (
     "horizontalpodautoscalers", "scaledobjects", "namespaces", "configmaps",
     "customresourcedefinitions", "apiservices", "servicemonitors", "prometheuses",
 )  # fmt: skip
+
+
+def _across_namespaces(key: str, path: str) -> bool:
+    """Whether the object at ``key`` is in the all-namespaces list ``path``
+    (``/apis/g/v/plural`` holds ``/apis/g/v/namespaces/<ns>/plural/<name>``)."""
+    prefix, _, plural = path.rpartition("/")
+    parts = key.split("/")
+    return (
+        "/namespaces/" not in path
+        and key.startswith(f"{prefix}/namespaces/")
+        and len(parts) == len(path.split("/")) + 3
+        and parts[-2] == plural
+    )
 
 
 def _is_collection(path: str) -> bool:
