@@ -176,17 +176,22 @@ def deploy_command(
 def _client_dry_run(
     manifest_set: ManifestSet, namespace: str | None, *, kubeconfig: str | None, context: str | None
 ) -> None:
-    from gpuscale.live.apply import client_objects  # noqa: PLC0415 - see module doc
+    from gpuscale.live.apply import CLUSTER_SCOPED_KINDS, client_objects  # noqa: PLC0415
+    from gpuscale.live.kube import connect  # noqa: PLC0415 - see module doc
 
     context_namespace = None
     try:
-        from gpuscale.live.kube import connect  # noqa: PLC0415 - see module doc
-
         context_namespace = connect(kubeconfig=kubeconfig, context=context)[1].namespace
     except GpuscaleError:
-        if namespace is None:
+        unplaced = [
+            m
+            for m in manifest_set
+            if not m.namespace and m.kind not in CLUSTER_SCOPED_KINDS and namespace is None
+        ]
+        if unplaced:
             sys.stderr.write(
-                "note: no usable kubeconfig; objects without a namespace are printed without one\n"
+                f"note: no usable kubeconfig; {unplaced[0].ref} and any other object without "
+                "a namespace are printed without one\n"
             )
     objects = client_objects(manifest_set, flag=namespace, context=context_namespace)
     sys.stdout.write(render(objects))

@@ -278,11 +278,12 @@ class ApplyResult:
     """The error (``failed``) or the reason (``skipped``)."""
 
     def line(self) -> str:
-        """One line as kubectl prints it: ``service/app created (server dry run)``."""
+        """One line as kubectl prints it: ``service/app created (server dry run)``; the
+        reason of a skip follows, the error of a failure goes to stderr."""
         text = f"{self.name} {self.action}"
         if self.dry_run:
             text += f" ({self.dry_run} dry run)"
-        if self.detail:
+        if self.detail and self.action == "skipped":
             text += f": {self.detail}"
         return text
 
@@ -400,14 +401,15 @@ def apply_error(
         )
         return UnavailableError(f"not found{said}", where=where, fix=hint)
     if status == 409:
-        fields = [
-            str(cause.get("field"))
-            for cause in (doc.get("details") or {}).get("causes") or []
-            if cause.get("field")
-        ]
-        owned = f" ({', '.join(fields)})" if fields else ""
+        owners: dict[str, list[str]] = {}
+        for cause in (doc.get("details") or {}).get("causes") or []:
+            if cause.get("field"):
+                owners.setdefault(str(cause.get("message") or "conflict"), []).append(
+                    str(cause["field"])
+                )
+        listed = "; ".join(f"{who} over {', '.join(fields)}" for who, fields in owners.items())
         return GpuscaleError(
-            f"conflict: other field managers own fields this manifest sets{owned}{said}",
+            listed or f"conflict{said}",
             where=where,
             fix="take the fields over with --force-conflicts (the other manager, e.g. "
             "kubectl or helm, may set them back), or leave them out of the manifest",

@@ -28,6 +28,8 @@ APP = o.APP
 APP_NS = "gpu-demo"
 PROM_POD = "prometheus-prometheus-kube-prometheus-prometheus-0"
 KSM_POOL = "serviceMonitor/{ns}/prometheus-kube-state-metrics/0"
+APP_POD_ADDRESS = "10.244.0.12:8080"
+KSM_POD_ADDRESS = "10.244.1.7:8080"
 
 
 @dataclass
@@ -117,7 +119,7 @@ def prometheus_answers(state: Chain) -> dict[str, str]:
     active = [ksm]
     if state.fixed:
         active.insert(
-            0, o.target(f"serviceMonitor/{APP_NS}/{APP}/0", "http://10.244.0.12:8080/metrics")
+            0, o.target(f"serviceMonitor/{APP_NS}/{APP}/0", f"http://{APP_POD_ADDRESS}/metrics")
         )
     ksm_query = f'kube_deployment_status_replicas{{deployment="{APP}", namespace="{APP_NS}"}}'
     return {

@@ -302,8 +302,7 @@ def test_a_conflict_suggests_force_conflicts_which_sends_force_true(
     code, out, err = _run(capsys, FIXED)
     assert code == 1
     assert "deployment.apps/go-from-configmap failed" in out
-    assert "conflict: other field managers own fields this manifest sets (.spec.replicas)" in err
-    assert 'conflict with "kubectl-client-side-apply" using apps/v1' in err
+    assert 'conflict with "kubectl-client-side-apply" using apps/v1 over .spec.replicas' in err
     assert "--force-conflicts" in err
     fake_kube.seen.clear()
     code, out, err = _run(capsys, FIXED, "--force-conflicts")
@@ -388,3 +387,14 @@ def test_json_output_lists_every_object(
         ("servicemonitor.monitoring.coreos.com/go-from-configmap", "gpu-demo", "created"),
         ("scaledobject.keda.sh/go-from-configmap", "gpu-demo", "created"),
     ]
+
+
+def test_client_dry_run_without_a_kubeconfig_leaves_the_namespace_to_kubectl(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing"))
+    code, out, err = _run(capsys, TUTORIAL, "--dry-run=client")
+    assert code == 0, err
+    documents = list(YAML(typ="safe").load_all(out))
+    assert all("namespace" not in d["metadata"] for d in documents)
+    assert "note: no usable kubeconfig; ConfigMap/go-program" in err

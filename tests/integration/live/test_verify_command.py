@@ -12,17 +12,8 @@ the real Prometheus; verify must fail exactly the links the tutorial breaks.
 from __future__ import annotations
 
 import json
-import shutil
-import socket
-import subprocess
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import httpx
 import pytest
 
 from gpuscale.cli import verify_cmd
@@ -31,137 +22,14 @@ from tests.integration.cloud.fake_do import TOKEN as DO_TOKEN
 from tests.integration.cloud.fake_do import FakeDigitalOcean, FakeTransport
 from tests.integration.live import chain as c
 from tests.integration.live import objects as o
+from tests.integration.live.conftest import Stack
 from tests.integration.live.fake_kube import FakeKube
 
 pytestmark = pytest.mark.integration
 
-KSM_TEXT = (
-    "# HELP kube_deployment_status_replicas The number of replicas per deployment.\n"
-    "# TYPE kube_deployment_status_replicas gauge\n"
-    f'kube_deployment_status_replicas{{namespace="{c.APP_NS}",deployment="{c.APP}"}} 1\n'
-)
-
-
-def _serve(text: str) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            body = text.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-    return server
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class Stack:
-    url: str
-    port: int
-    state: c.Chain
-
-
-def _start(
-    binary: str, tmp: Path, state: c.Chain, ksm: int, app: int
-) -> tuple[subprocess.Popen[bytes], Stack]:
-    app_job = (
-        f"  - job_name: serviceMonitor/{c.APP_NS}/{c.APP}/0\n"
-        f"    static_configs: [{{targets: ['127.0.0.1:{app}'], labels: "
-        f"{{namespace: {c.APP_NS}, service: {c.APP}, job: {c.APP}}}}}]\n"
-        if state.fixed
-        # The job exists, but service discovery finds nothing in kube-system.
-        else f"  - job_name: serviceMonitor/{c.APP_NS}/{c.APP}/0\n    static_configs: []\n"
-    )
-    config = tmp / "prometheus.yml"
-    config.write_text(
-        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-        "scrape_configs:\n"
-        f"  - job_name: {c.KSM_POOL.format(ns=state.prom_ns)}\n"
-        "    honor_labels: true\n"
-        f"    static_configs: [{{targets: ['127.0.0.1:{ksm}']}}]\n" + app_job,
-        encoding="utf-8",
-    )
-    port = _free_port()
-    process = subprocess.Popen(
-        [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'data'}",
-         f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    return process, Stack(f"http://127.0.0.1:{port}", port, state)
-
-
-def _ready(stack: Stack, process: subprocess.Popen[bytes]) -> None:
-    wanted = [f'kube_deployment_status_replicas{{namespace="{c.APP_NS}"}}']
-    if stack.state.fixed:
-        wanted.append(stack.state.query)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            found = all(
-                httpx.get(f"{stack.url}/api/v1/query", params={"query": q}).json()["data"]["result"]
-                for q in wanted
-            )
-            if found:
-                return
-        except (httpx.HTTPError, ValueError, KeyError):
-            pass
-        if time.monotonic() > deadline or process.poll() is not None:
-            pytest.fail("Prometheus did not start scraping within 30s")
-        time.sleep(0.2)
-
-
-@pytest.fixture(scope="module")
-def stacks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[bool, Stack]]:
-    binary = shutil.which("prometheus")
-    if binary is None:
-        pytest.skip("prometheus is not installed (scripts/install-system-deps.sh installs it)")
-    ksm = _serve(KSM_TEXT)
-    app = _serve("# TYPE my_custom_gauge gauge\nmy_custom_gauge 40\n")
-    started: list[subprocess.Popen[bytes]] = []
-    found: dict[bool, Stack] = {}
-    try:
-        for fixed in (False, True):
-            process, stack = _start(
-                binary,
-                tmp_path_factory.mktemp("prometheus"),
-                c.chain(fixed=fixed),
-                ksm.server_address[1],
-                app.server_address[1],
-            )
-            started.append(process)
-            found[fixed] = stack
-        for process, stack in zip(started, found.values(), strict=True):
-            _ready(stack, process)
-        yield found
-    finally:
-        for process in started:
-            process.terminate()
-            process.wait(timeout=10)
-        for server in (ksm, app):
-            server.shutdown()
-            server.server_close()
-
 
 def _cluster(kube: FakeKube, stack: Stack, *, drop: tuple[str, ...] = ()) -> None:
-    for doc in stack.state.objects:
-        if doc["metadata"]["name"] not in drop:
-            kube.put(doc)
-    kube.pod_backend(stack.state.prom_ns, c.PROM_POD, 9090, ("127.0.0.1", stack.port))
+    stack.install(kube, drop=drop)
 
 
 def _verify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict, str]:
@@ -213,7 +81,9 @@ def test_the_fixed_chain_passes(
     assert by_name["trigger query"]["evidence"] == (
         "1 series, value 40; KEDA reads 40 (threshold 80)"
     )
-    assert by_name["ServiceMonitor target"]["evidence"].startswith("1/1 up: http://127.0.0.1:")
+    assert by_name["ServiceMonitor target"]["evidence"] == (
+        f"1/1 up: http://{c.APP_POD_ADDRESS}/metrics"
+    )
     assert doc["summary"] == "14 checks: 14 pass, 0 fail, 0 warn, 0 skip"
 
 

@@ -231,7 +231,7 @@ ERRORS = [
                   "apps/v1: .spec.replicas",
                   causes=[{"reason": "FieldManagerConflict", "field": ".spec.replicas",
                            "message": 'conflict with "helm" using apps/v1'}]),
-     Exception, "(.spec.replicas)", "--force-conflicts"),
+     Exception, 'conflict with "helm" using apps/v1 over .spec.replicas', "--force-conflicts"),
     (422, _status(422, "Invalid", 'Deployment.apps "web" is invalid: spec.template.spec.'
                   "containers[0].image: Required value",
                   causes=[{"reason": "FieldValueRequired", "message": "Required value",
