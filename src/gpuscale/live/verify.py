@@ -1173,10 +1173,11 @@ def verify_checks(
             checks.append(check_query(subject, trigger, prom.queries.get(trigger.query)))
         else:
             checks.append(Check("trigger query", subject, "skip", "Prometheus was not reached"))
-    if first_prometheus is None and prometheus_url:
-        candidate = facts.prometheus.get(prometheus_url)
-        if candidate is not None and candidate.buildinfo.status == 200:
-            first_prometheus = candidate
+    if first_prometheus is None:
+        # No trigger reached one: --prometheus, or the profile's prometheus.address.
+        first_prometheus = next(
+            (p for p in facts.prometheus.values() if p.buildinfo.status == 200), None
+        )
 
     prometheuses = facts.lists.get("prometheuses")
     for manifest, ns in targets.monitors:

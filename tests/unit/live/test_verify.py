@@ -494,3 +494,15 @@ def test_a_read_that_failed_is_a_skip_with_the_error() -> None:
     assert (
         checks["GPU capacity"].evidence == "could not read: nodes: not allowed (nodes is forbidden)"
     )
+
+
+def test_without_a_scaled_object_the_targets_come_from_the_prometheus_that_answered() -> None:
+    state = c.chain(fixed=True)
+    manifests = load_paths([state.path])
+    only_monitoring = type(manifests)(
+        [m for m in manifests if m.kind in ("Service", "ServiceMonitor")]
+    )
+    checks = verify_checks(only_monitoring, facts_of(state))
+    by_name = {x.name: x for x in checks}
+    assert "trigger query" not in by_name
+    assert by_name["ServiceMonitor target"].status == "pass"
