@@ -22,9 +22,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from gpuscale.cli._profile_input import read_profile_mapping
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
+from gpuscale.profile import load_profile
 from gpuscale.units import format_duration, parse_duration
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def _stderr() -> Console:
 def _spec(profile: Path) -> ClusterSpec:
     from gpuscale.cloud.spec import cluster_spec_from_profile  # noqa: PLC0415 - see module doc
 
-    return cluster_spec_from_profile(read_profile_mapping(profile), source=str(profile))
+    return cluster_spec_from_profile(load_profile(profile), source=str(profile))
 
 
 def _connect(token_file: Path | None) -> DigitalOcean:
@@ -367,7 +367,7 @@ def enable_gpu_metrics_command(
     spec = _spec(profile)
     if "amd" not in spec.vendors:
         raise InputError(
-            "no node pool has gpu_vendor: amd; DOKS's metrics exporter add-on is AMD's",
+            "no node pool has AMD GPUs (gpu: amd); DOKS's metrics exporter add-on is AMD's",
             where=f"{profile}: node_pools",
             fix="for NVIDIA pools install NVIDIA's dcgm-exporter (docs/walkthrough-doks.md)",
         )

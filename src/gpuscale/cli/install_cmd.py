@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from gpuscale.cli._profile_input import read_profile_mapping
+from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
 from gpuscale.live.helm import (
@@ -38,7 +38,8 @@ def install_command(
         typer.Option(
             "--profile",
             "-p",
-            help="The profile (prometheus and keda keys); defaults apply when absent.",
+            help="The profile (its prometheus and keda sections); default ./gpuscale.yaml "
+            "if it exists, else the defaults.",
         ),
     ] = None,
     dry_run: Annotated[
@@ -86,9 +87,4 @@ def install_command(
 
 
 def _spec(profile: Path | None) -> InstallSpec:
-    if profile is None:
-        default = Path("gpuscale.yaml")
-        if not default.exists():
-            return InstallSpec()
-        profile = default
-    return install_spec_from_profile(read_profile_mapping(profile), source=str(profile))
+    return install_spec_from_profile(optional_profile(profile)[0])

@@ -64,6 +64,8 @@ COMMAND_MODULES = (
     "report_cmd",
     "cluster_cmd",
     "install_cmd",
+    "deploy_cmd",
+    "verify_cmd",
     "load_cmd",
     "watch_cmd",
     "app_cmd",

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.live import Live
 
 from gpuscale import __version__
-from gpuscale.cli._profile_input import read_profile_mapping
+from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
 from gpuscale.units import parse_duration
@@ -73,7 +73,13 @@ def watch_command(
     ] = None,
     once: Annotated[bool, typer.Option("--once", help="Print one view and exit.")] = False,
     profile: Annotated[
-        Path | None, typer.Option("--profile", "-p", help="Node pool prices for the cost column.")
+        Path | None,
+        typer.Option(
+            "--profile",
+            "-p",
+            help="Node pool prices for the cost column (default ./gpuscale.yaml if it "
+            "exists; without a profile the cost column stays at 0).",
+        ),
     ] = None,
     kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
     context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
@@ -91,10 +97,9 @@ def watch_command(
     if every <= 0:
         raise InputError("must be more than 0", where="--interval", fix="e.g. --interval 2s")
     duration = _duration(for_, "--for") if for_ is not None else None
-    pools: dict[str, dict[str, float]] = {}
-    if profile is not None:
-        pools = pools_from_profile(read_profile_mapping(profile), source=str(profile))
-    prices = {name: p["price_per_hour"] for name, p in pools.items() if "price_per_hour" in p}
+    loaded, source = optional_profile(profile)
+    pools = pools_from_profile(loaded) if source is not None else {}
+    prices = {name: p["price_per_hour"] for name, p in pools.items()}
     api, target = connect(kubeconfig=kubeconfig, context=context)
     kube = Kube(api, target)
     ns = namespace or target.namespace

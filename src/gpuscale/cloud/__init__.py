@@ -2,8 +2,8 @@
 
 Layout, from pure to I/O:
 
-- :mod:`~gpuscale.cloud.spec`: :class:`ClusterSpec`/:class:`PoolSpec` and the one function
-  that reads them from the profile (:func:`cluster_spec_from_profile`).
+- :mod:`~gpuscale.cloud.spec`: :class:`ClusterSpec`/:class:`PoolSpec`, made from the typed
+  profile (:func:`cluster_spec_from_profile`).
 - :mod:`~gpuscale.cloud.api`: every request as an :class:`ApiCall` value (what
   ``--dry-run`` prints) and the request bodies.
 - :mod:`~gpuscale.cloud.plan`: checks against the API's options and sizes, prices,
@@ -18,7 +18,7 @@ Layout, from pure to I/O:
 from gpuscale.cloud.api import ApiCall
 from gpuscale.cloud.client import DigitalOcean, make_client, read_token
 from gpuscale.cloud.plan import ClusterStatus, CreateCheck, PriceRow
-from gpuscale.cloud.spec import ClusterSpec, PoolSpec, Taint, cluster_spec_from_profile
+from gpuscale.cloud.spec import ClusterSpec, PoolSpec, cluster_spec_from_profile
 
 __all__ = [
     "ApiCall",
@@ -28,7 +28,6 @@ __all__ = [
     "DigitalOcean",
     "PoolSpec",
     "PriceRow",
-    "Taint",
     "cluster_spec_from_profile",
     "make_client",
     "read_token",

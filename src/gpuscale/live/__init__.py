@@ -1,5 +1,5 @@
-"""Commands against a real cluster: install, load and watch (and deploy and verify), through
-the Kubernetes client, Helm and Prometheus' HTTP API.
+"""Commands against a real cluster: install, deploy, verify, load and watch, through the
+Kubernetes client, Helm and Prometheus' HTTP API.
 
 Modules, reusable by every live command (nothing here is imported by the package
 ``__init__``, so ``import gpuscale.live`` stays cheap):
@@ -16,4 +16,9 @@ Modules, reusable by every live command (nothing here is imported by the package
   endpoints, a pool of port-forwards).
 - :mod:`~gpuscale.live.watch` (pure) and :mod:`~gpuscale.live.watcher` (I/O):
   ``gpuscale watch`` and its timeline.
+- :mod:`~gpuscale.live.discovery`: which REST path serves a kind (discovery, cached).
+- :mod:`~gpuscale.live.apply` (pure) and :mod:`~gpuscale.live.applier` (I/O):
+  ``gpuscale deploy`` (server-side apply in dependency order).
+- :mod:`~gpuscale.live.verify` (pure) and :mod:`~gpuscale.live.verifier` (I/O):
+  ``gpuscale verify`` (every link of the chain, read-only).
 """

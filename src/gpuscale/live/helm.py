@@ -39,7 +39,9 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from gpuscale.errors import InputError, ProfileError, UnavailableError
+from gpuscale.errors import InputError, UnavailableError
+from gpuscale.profile import Profile
+from gpuscale.units import format_duration
 
 __all__ = [
     "HELM_INSTALL_FIX",
@@ -50,6 +52,7 @@ __all__ = [
     "install_plan",
     "install_spec_from_profile",
     "keda_values",
+    "prometheus_duration",
     "prometheus_values",
     "values_yaml",
 ]
@@ -75,7 +78,8 @@ class InstallSpec:
     prometheus_chart_version: str | None = None
     """Pin the kube-prometheus-stack chart version; None installs the newest."""
     scrape_interval: str | None = None
-    """Prometheus' global scrape interval (``30s``); None keeps the operator's default (30s)."""
+    """Prometheus' global scrape interval (``30s``); None keeps the operator's default (30s).
+    From the profile it is always set (``prometheus.scrape_interval``, default 30s)."""
     keda_release: str = "keda"
     """Helm release name of KEDA."""
     keda_namespace: str = "keda"
@@ -110,73 +114,27 @@ class HelmCommand:
         return shlex.join(["helm", *args])
 
 
-def install_spec_from_profile(
-    profile: Mapping[str, Any], *, source: str = "gpuscale.yaml"
-) -> InstallSpec:
-    """The :class:`InstallSpec` in a profile mapping; the only place that knows its keys.
-
-    Keys read (all optional): ``prometheus.release``, ``prometheus.namespace``,
-    ``prometheus.chart_version``, ``prometheus.scrape_interval``, ``keda.release``,
-    ``keda.namespace``, ``keda.chart_version``.
-    """
-    prometheus = _section(profile, "prometheus", source)
-    keda = _section(profile, "keda", source)
-    defaults = InstallSpec()
+def install_spec_from_profile(profile: Profile) -> InstallSpec:
+    """The :class:`InstallSpec` of a loaded profile: its ``prometheus`` (release,
+    namespace, chart_version, scrape_interval) and ``keda`` (release, namespace,
+    chart_version) sections, already validated by :mod:`gpuscale.profile`."""
     return InstallSpec(
-        prometheus_release=_name(
-            prometheus, "release", defaults.prometheus_release, source, "prometheus"
-        ),
-        prometheus_namespace=_name(
-            prometheus, "namespace", defaults.prometheus_namespace, source, "prometheus"
-        ),
-        prometheus_chart_version=_optional(prometheus, "chart_version", source, "prometheus"),
-        scrape_interval=_optional(prometheus, "scrape_interval", source, "prometheus"),
-        keda_release=_name(keda, "release", defaults.keda_release, source, "keda"),
-        keda_namespace=_name(keda, "namespace", defaults.keda_namespace, source, "keda"),
-        keda_chart_version=_optional(keda, "chart_version", source, "keda"),
+        prometheus_release=profile.prometheus.release,
+        prometheus_namespace=profile.prometheus.namespace,
+        prometheus_chart_version=profile.prometheus.chart_version,
+        scrape_interval=prometheus_duration(profile.prometheus.scrape_interval),
+        keda_release=profile.keda.release,
+        keda_namespace=profile.keda.namespace,
+        keda_chart_version=profile.keda.chart_version,
     )
 
 
-def _section(profile: Mapping[str, Any], key: str, source: str) -> Mapping[str, Any]:
-    value = profile.get(key) or {}
-    if not isinstance(value, Mapping):
-        raise ProfileError(
-            "expected a mapping", where=f"{source}: {key}", fix=f"write {key}: {{namespace: ...}}"
-        )
-    return value
-
-
-def _name(section: Mapping[str, Any], key: str, default: str, source: str, parent: str) -> str:
-    value = section.get(key, default)
-    if not isinstance(value, str) or not _is_dns_label(value):
-        raise ProfileError(
-            f"{value!r} is not a valid Kubernetes name",
-            where=f"{source}: {parent}.{key}",
-            fix="use lower-case letters, digits and '-', at most 53 characters",
-        )
-    return value
-
-
-def _optional(section: Mapping[str, Any], key: str, source: str, parent: str) -> str | None:
-    value = section.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise ProfileError(
-            f"expected a string, got {value!r}",
-            where=f"{source}: {parent}.{key}",
-            fix=f'quote it, e.g. {key}: "1.2.3"',
-        )
-    return value.strip()
-
-
-def _is_dns_label(text: str) -> bool:
-    return (
-        0 < len(text) <= 53
-        and text[0].isalnum()
-        and text[-1].isalnum()
-        and all(c.islower() or c.isdigit() or c == "-" for c in text)
-    )
+def prometheus_duration(seconds: float) -> str:
+    """Seconds as a prometheus-operator ``Duration`` (``30s``, ``1m30s``, ``1500ms``): whole
+    numbers of each unit only, so fractions of a second are written in milliseconds."""
+    if seconds != int(seconds):
+        return f"{round(seconds * 1000)}ms"
+    return format_duration(seconds)
 
 
 def prometheus_values(spec: InstallSpec) -> dict[str, Any]:

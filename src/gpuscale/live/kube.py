@@ -6,8 +6,9 @@ Shared by ``gpuscale load``, ``watch`` and (later) ``deploy`` and ``verify``:
   explicit file, ``$KUBECONFIG`` — several files joined with ``:`` are merged as kubectl
   does — or ``~/.kube/config``) or, inside a pod, from the service account. No global
   configuration is touched, so tests can run many clients side by side.
-- :class:`Kube` sends GETs through the client's connection pool and authentication and
-  returns the API server's JSON as plain dicts (the shapes the tests' fake API server
+- :class:`Kube` sends GETs (and, for ``deploy``, server-side-apply PATCHes) through the
+  client's connection pool and authentication and returns the API server's JSON as
+  plain dicts (the shapes the tests' fake API server
   serves and the pure functions of :mod:`gpuscale.live.watch` read), and opens
   port-forward streams with ``kubernetes.stream``.
 - :func:`kube_error` turns an ``ApiException`` or a connection failure into a one-line
@@ -262,6 +263,42 @@ class Kube:
                 response.status, response.data.decode("utf-8", "replace"), what
             ) from None
         return json.loads(response.data)
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        *,
+        body: Any = None,
+        content_type: str = "application/json",
+        what: str,
+    ) -> tuple[int, Any]:
+        """``method path`` with ``body`` sent as JSON (valid YAML too, so also for
+        ``application/apply-patch+yaml``); the status and the answer's JSON (None when
+        the answer is not JSON). HTTP errors are the caller's to read; a connection
+        failure raises what :func:`kube_error` maps it to."""
+        headers = self.headers()
+        data = None
+        if body is not None:
+            headers["Content-Type"] = content_type
+            data = json.dumps(body).encode()
+        try:
+            response = self.api_client.rest_client.pool_manager.request(
+                method,
+                self.url(path, query),
+                body=data,
+                headers=headers,
+                timeout=urllib3.Timeout(connect=10, read=60),
+                retries=False,
+            )
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise kube_error(exc, what, host=self.target.host) from None
+        try:
+            doc = json.loads(response.data) if response.data else None
+        except ValueError:
+            doc = None
+        return int(response.status), doc
 
     def portforward(self, namespace: str, pod: str, port: int) -> Any:
         """A ``kubernetes.stream`` ``PortForward`` to ``pod:port`` (raises ``ApiException``)."""

@@ -1,9 +1,13 @@
-"""One instant query against a real Prometheus' HTTP API (``GET /api/v1/query``).
+"""Reads from a real Prometheus' HTTP API (Prometheus ``docs/querying/api.md``).
 
-The minimal reader ``gpuscale watch`` needs for the trigger query's value; it reports
-what KEDA's Prometheus scaler cares about: how many series came back and the value of
-the single one (KEDA fails on more than one and, with ``ignoreNullValues`` on, reads an
-empty result as 0). Response shape: Prometheus ``docs/querying/api.md``.
+- :func:`query_prometheus`: one instant query (``GET /api/v1/query``), the minimal reader
+  ``gpuscale watch`` needs for the trigger query's value; it reports what KEDA's
+  Prometheus scaler cares about: how many series came back and the value of the single
+  one (KEDA fails on more than one and, with ``ignoreNullValues`` on, reads an empty
+  result as 0).
+- :func:`prometheus_get`: any ``GET`` kept raw (status and body), for ``gpuscale verify``,
+  which hands query answers to KEDA's own parser and reads ``/api/v1/targets`` and
+  ``/api/v1/status/buildinfo``.
 """
 
 from __future__ import annotations
@@ -12,9 +16,22 @@ import math
 
 import httpx
 
+from gpuscale.live.verify import HttpAnswer
 from gpuscale.live.watch import QueryAnswer
 
-__all__ = ["query_prometheus"]
+__all__ = ["prometheus_get", "query_prometheus"]
+
+
+def prometheus_get(
+    client: httpx.Client, base_url: str, path: str, params: dict[str, str] | None = None
+) -> HttpAnswer:
+    """``GET base_url + path`` as an :class:`HttpAnswer`; a failure to connect is the
+    answer's ``error``, not raised."""
+    try:
+        response = client.get(f"{base_url.rstrip('/')}{path}", params=params)
+    except httpx.HTTPError as exc:
+        return HttpAnswer(None, "", f"cannot reach Prometheus ({type(exc).__name__}: {exc})")
+    return HttpAnswer(response.status_code, response.text)
 
 
 def query_prometheus(

@@ -37,8 +37,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuscale.errors import ProfileError
 from gpuscale.live.events import EventView, decision_for, event_views, related_to
+from gpuscale.profile import Profile
 from gpuscale.timeline import Decision, Record, WorkloadState
 from gpuscale.units import format_duration, parse_quantity
 
@@ -523,30 +523,14 @@ def render(
     return Group(*parts)
 
 
-def pools_from_profile(
-    profile: Mapping[str, Any], *, source: str = "gpuscale.yaml"
-) -> dict[str, dict[str, float]]:
-    """``{pool: {"price_per_hour": p, "gpus_per_node": g}}`` from the profile's node pools.
-
-    The only place ``watch`` reads profile keys: ``node_pools[].name``,
-    ``node_pools[].price_per_hour`` and ``node_pools[].gpus_per_node``.
-    """
-    pools: dict[str, dict[str, float]] = {}
-    for index, pool in enumerate(profile.get("node_pools") or []):
-        where = f"{source}: node_pools[{index}]"
-        if not isinstance(pool, Mapping) or not pool.get("name"):
-            raise ProfileError("a node pool needs a name", where=where, fix="add name: <pool>")
-        entry: dict[str, float] = {}
-        for key in ("price_per_hour", "gpus_per_node"):
-            value = pool.get(key)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ProfileError(
-                    f"expected a number >= 0, got {value!r}",
-                    where=f"{where}.{key}",
-                    fix=f"{key}: 1.99",
-                )
-            entry[key] = float(value)
-        pools[str(pool["name"])] = entry
-    return pools
+def pools_from_profile(profile: Profile) -> dict[str, dict[str, float]]:
+    """``{pool: {"price_per_hour": p, "gpus_per_node": g}}`` for the timeline header and the
+    cost column, from the profile's node pools (prices from the size catalogue unless
+    the profile writes them)."""
+    return {
+        pool.name: {
+            "price_per_hour": float(pool.price_per_hour),
+            "gpus_per_node": float(pool.gpus_per_node),
+        }
+        for pool in profile.node_pools
+    }

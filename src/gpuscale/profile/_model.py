@@ -14,10 +14,12 @@ effective values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -56,6 +58,40 @@ def _seconds(value: Any) -> Any:
     if isinstance(value, bool):
         raise ValueError(f"expected a duration such as 30s or 5m, got {value!r}")
     return value
+
+
+def _version_text(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise ValueError(
+            f"expected a version string, got the number {value!r} (YAML reads 1.20 as 1.2)"
+            ' — quote it, e.g. "1.33"'
+        )
+    return value
+
+
+VersionText = Annotated[str, BeforeValidator(_version_text)]
+"""A version written as text; an unquoted ``1.20`` (a YAML number) is refused."""
+
+
+def _kubernetes_name(limit: int) -> Any:
+    def check(value: str) -> str:
+        if not _DNS_LABEL.fullmatch(value) or len(value) > limit:
+            raise ValueError(
+                f"{value!r} is not a valid Kubernetes name — use lower-case letters, digits "
+                f"and '-', starting and ending with a letter or digit, at most {limit} characters"
+            )
+        return value
+
+    return AfterValidator(check)
+
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+Namespace = Annotated[str, _kubernetes_name(63)]
+"""A namespace name (an RFC 1123 label, at most 63 characters)."""
+
+ReleaseName = Annotated[str, _kubernetes_name(53)]
+"""A Helm release name (Helm allows at most 53 characters)."""
 
 
 def _bytes(value: Any) -> Any:
@@ -103,10 +139,18 @@ class ClusterSpec(_Model):
     region: str = "tor1"
     """DigitalOcean region slug; the tutorial recommends TOR1, NYC2 or ATL1 for GPUs.
     Which region has which GPU changes: ``gpuscale cluster create`` checks ``/v2/sizes``."""
-    version: str = "latest"
-    """DOKS version slug (``1.33.1-do.0``), a minor version (``1.33``) or ``latest``."""
+    version: VersionText = "latest"
+    """DOKS version slug (``1.33.1-do.0``), a minor version (``"1.33"``, quoted: YAML reads
+    ``1.20`` as the number 1.2) or ``latest``."""
     vpc_uuid: str | None = None
     """VPC to create the cluster in; ``None`` uses the region's default VPC."""
+    ha: bool | None = None
+    """A highly available control plane (DOKS); ``None`` leaves DigitalOcean's default."""
+    tags: tuple[str, ...] = ()
+    """Extra tags for the cluster (DigitalOcean adds ``k8s`` and ``k8s:<id>`` itself)."""
+    gpu_metrics: bool = True
+    """With an AMD pool, also turn on DOKS's AMD Device Metrics Exporter add-on, which is
+    off unless asked for (the device plugin add-on is on for GPU pools regardless)."""
 
 
 class TaintSpec(_Model):
@@ -303,11 +347,13 @@ class HpaSpec(_Model):
 class PrometheusSpec(_Model):
     """The Prometheus KEDA queries, as kube-prometheus-stack installs it."""
 
-    release: str = "prometheus"
+    release: ReleaseName = "prometheus"
     """Helm release name of kube-prometheus-stack; its Prometheus only selects
     ServiceMonitors labelled ``release: <release>`` (serviceMonitorSelectorNilUsesHelmValues)."""
-    namespace: str = "monitoring"
+    namespace: Namespace = "monitoring"
     """Namespace kube-prometheus-stack is installed in."""
+    chart_version: VersionText | None = None
+    """kube-prometheus-stack chart version ``gpuscale install`` pins; ``None``: the newest."""
     address: str = ""
     """URL KEDA's prometheus trigger uses; default
     ``http://prometheus-operated.<namespace>.svc.cluster.local:9090``."""
@@ -334,10 +380,12 @@ class PrometheusSpec(_Model):
 class KedaSpec(_Model):
     """KEDA as installed by its Helm chart."""
 
-    namespace: str = "keda"
+    namespace: Namespace = "keda"
     """Namespace KEDA runs in (its chart's documented install namespace)."""
-    release: str = "keda"
+    release: ReleaseName = "keda"
     """Helm release name."""
+    chart_version: VersionText | None = None
+    """KEDA chart version ``gpuscale install`` pins; ``None``: the newest."""
 
 
 class WorkloadSpec(_Model):

@@ -28,12 +28,14 @@ cluster:
 node_pools:
   - name: gpu
     size: gpu-mi300x1-192gb
-    gpu_vendor: amd
+    gpu: amd
     gpus_per_node: 1
     min_nodes: 0
     max_nodes: 2
     labels: {workload: gpu}
-    taints: ["amd.com/gpu:NoSchedule"]
+    taints:
+      - {key: amd.com/gpu, effect: NoSchedule}
+      - {key: dedicated, value: ml, effect: NoExecute}
   - name: general
     size: s-4vcpu-8gb
     count: 2

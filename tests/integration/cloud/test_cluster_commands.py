@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import stat
 
 import pytest
@@ -31,7 +32,8 @@ EXPECTED_CREATE_BODY = {
             "min_nodes": 0,
             "max_nodes": 2,
             "labels": {"workload": "gpu"},
-            "taints": [{"key": "amd.com/gpu", "value": "", "effect": "NoSchedule"}],
+            # DOKS puts amd.com/gpu:NoSchedule on GPU nodes itself: only the pool's own taint.
+            "taints": [{"key": "dedicated", "value": "ml", "effect": "NoExecute"}],
         },
         {"name": "general", "size": "s-4vcpu-8gb", "count": 2},
     ],
@@ -160,7 +162,7 @@ def test_nvidia_pools_get_the_nvidia_device_plugin(harness: Harness) -> None:
     profile = harness.write_profile(
         "cluster: {name: h100, region: nyc2}\n"
         "node_pools:\n"
-        "  - {name: gpu, size: gpu-h100x1-80gb, gpu_vendor: nvidia, min_nodes: 1, max_nodes: 3}\n"
+        "  - {name: gpu, size: gpu-h100x1-80gb, gpu: nvidia, min_nodes: 1, max_nodes: 3}\n"
         "  - {name: general, size: s-4vcpu-8gb, count: 1}\n",
         "nvidia.yaml",
     )
@@ -188,10 +190,14 @@ def test_nvidia_pools_get_the_nvidia_device_plugin(harness: Harness) -> None:
         (
             ("version: latest", "version: 1.20"),
             "cluster.version",
-            "version must be a string, got 1.2 (YAML read a number: 1.20 becomes 1.2)",
+            "expected a version string, got the number 1.2 (YAML reads 1.20 as 1.2)",
         ),
         (
-            ("size: gpu-mi300x1-192gb", "size: gpu-nope-1gb"),
+            (
+                "size: gpu-mi300x1-192gb",
+                # A size the catalogue does not know: the pool says what its nodes offer.
+                "size: gpu-nope-1gb\n    cpu: 8\n    memory: 64Gi\n    price_per_hour: 2",
+            ),
             "node_pools[0].size",
             "DigitalOcean has no size 'gpu-nope-1gb'",
         ),
@@ -209,7 +215,10 @@ def test_invalid_region_version_or_size_is_refused_before_anything_is_created(
     result = harness.run("cluster", "create", "--profile", str(profile))
     assert result.code == 2
     assert ("POST", "/v2/kubernetes/clusters") not in harness.fake.calls()
-    assert f"{profile}: {where}: {message}" in result.err
+    # Profile mistakes name file:line (gpuscale.profile); account checks name file: key.
+    assert re.search(
+        rf"{re.escape(str(profile))}(:\d+)?: {re.escape(f'{where}: {message}')}", result.err
+    ), result.err
     assert "fix:" in result.err
     assert result.err.count("\n") == 1
 
@@ -431,7 +440,7 @@ def test_enable_gpu_metrics_sends_the_tutorials_update_once(harness: Harness) ->
 def test_enable_gpu_metrics_refuses_a_cluster_without_amd_pools(harness: Harness) -> None:
     profile = harness.write_profile(
         "cluster: {name: c, region: nyc2}\nnode_pools: [{name: g, size: gpu-h100x1-80gb, "
-        "gpu_vendor: nvidia, count: 1}]\n",
+        "gpu: nvidia, count: 1}]\n",
         "nv.yaml",
     )
     result = harness.run("cluster", "enable-gpu-metrics", "--profile", str(profile))

@@ -9,6 +9,7 @@ condition types and reasons the controllers set (KEDA ``ScaledObjectReady``,
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 NS = "demo"
@@ -42,7 +43,17 @@ def deployment(
             },
         },
         "status": {"observedGeneration": 3, "replicas": status, "readyReplicas": ready,
-                   "availableReplicas": ready, "updatedReplicas": status},
+                   "availableReplicas": ready, "updatedReplicas": status,
+                   "conditions": [
+                       {"type": "Available", "status": "True" if ready >= spec else "False",
+                        "reason": "MinimumReplicasAvailable" if ready >= spec
+                        else "MinimumReplicasUnavailable",
+                        "message": "Deployment has minimum availability." if ready >= spec
+                        else "Deployment does not have minimum availability."},
+                       {"type": "Progressing", "status": "True",
+                        "reason": "NewReplicaSetAvailable",
+                        "message": f'ReplicaSet "{name}-7d9f8" has successfully progressed.'},
+                   ]},
     }  # fmt: skip
 
 
@@ -242,4 +253,140 @@ def event(
         "lastTimestamp": at,
         "source": {"component": component},
         "reportingComponent": component,
+    }
+
+
+def namespace(name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": name,
+                     "labels": {"kubernetes.io/metadata.name": name, **(labels or {})}},
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    }  # fmt: skip
+
+
+def crd(
+    group: str, kind: str, plural: str, version: str, *, scope: str = "Namespaced"
+) -> dict[str, Any]:
+    """A CustomResourceDefinition as stored (schema left out), Established."""
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "names": {"kind": kind, "listKind": f"{kind}List", "plural": plural,
+                      "singular": kind.lower()},
+            "scope": scope,
+            "versions": [{"name": version, "served": True, "storage": True}],
+        },
+        "status": {"conditions": [
+            {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts"},
+            {"type": "Established", "status": "True", "reason": "InitialNamesAccepted"},
+        ]},
+    }  # fmt: skip
+
+
+KEDA_CRDS = [
+    crd("keda.sh", "ScaledObject", "scaledobjects", "v1alpha1"),
+    crd("keda.sh", "ScaledJob", "scaledjobs", "v1alpha1"),
+    crd("keda.sh", "TriggerAuthentication", "triggerauthentications", "v1alpha1"),
+    crd("keda.sh", "ClusterTriggerAuthentication", "clustertriggerauthentications", "v1alpha1",
+        scope="Cluster"),
+]  # fmt: skip
+PROMETHEUS_OPERATOR_CRDS = [
+    crd("monitoring.coreos.com", "ServiceMonitor", "servicemonitors", "v1"),
+    crd("monitoring.coreos.com", "PodMonitor", "podmonitors", "v1"),
+    crd("monitoring.coreos.com", "Prometheus", "prometheuses", "v1"),
+    crd("monitoring.coreos.com", "PrometheusRule", "prometheusrules", "v1"),
+]
+
+
+def apiservice(*, ns: str = "keda", available: bool = True,
+               service: str = "keda-operator-metrics-apiserver") -> dict[str, Any]:  # fmt: skip
+    """KEDA's registration of the external metrics API (kedacore/charts
+    keda/templates/metrics-server/apiservice.yaml), with the aggregator's condition."""
+    condition = (
+        {"type": "Available", "status": "True", "reason": "Passed",
+         "message": "all checks passed"}
+        if available
+        else {"type": "Available", "status": "False", "reason": "FailedDiscoveryCheck",
+              "message": "failing or missing response from https://10.245.12.7:6443/apis/"
+              "external.metrics.k8s.io/v1beta1: Get \"https://10.245.12.7:6443/apis/external."
+              "metrics.k8s.io/v1beta1\": dial tcp 10.245.12.7:6443: i/o timeout"}
+    )  # fmt: skip
+    return {
+        "apiVersion": "apiregistration.k8s.io/v1",
+        "kind": "APIService",
+        "metadata": {"name": "v1beta1.external.metrics.k8s.io",
+                     "labels": {"app.kubernetes.io/name": "v1beta1.external.metrics.k8s.io"}},
+        "spec": {"service": {"name": service, "namespace": ns, "port": 443},
+                 "group": "external.metrics.k8s.io", "version": "v1beta1",
+                 "groupPriorityMinimum": 100, "versionPriority": 100},
+        "status": {"conditions": [condition]},
+    }  # fmt: skip
+
+
+def prometheus_cr(
+    *, ns: str = "monitoring", name: str = "prometheus-kube-prometheus-prometheus",
+    selector: dict[str, Any] | None = None, namespace_selector: dict[str, Any] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """A ``monitoring.coreos.com/v1`` Prometheus as kube-prometheus-stack renders it
+    (``templates/prometheus/prometheus.yaml``); ``selector`` None renders null."""
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "Prometheus",
+        "metadata": {"name": name, "namespace": ns,
+                     "labels": {"app": "kube-prometheus-stack-prometheus",
+                                "release": "prometheus"}},
+        "spec": {"replicas": 1, "serviceAccountName": "prometheus-kube-prometheus-prometheus",
+                 "serviceMonitorSelector": selector,
+                 "serviceMonitorNamespaceSelector": namespace_selector,
+                 "podMonitorSelector": {"matchLabels": {"release": "prometheus"}},
+                 "scrapeInterval": "30s"},
+        "status": {"availableReplicas": 1, "replicas": 1},
+    }  # fmt: skip
+
+
+def from_manifest(body: dict[str, Any], ns: str, **status: Any) -> dict[str, Any]:
+    """A manifest as the API server returns it once applied in ``ns``, with ``status``."""
+    doc = json.loads(json.dumps(body))
+    meta = doc.setdefault("metadata", {})
+    meta["namespace"] = ns
+    meta.setdefault("uid", f"uid-{meta['name']}")
+    meta.setdefault("resourceVersion", "4711")
+    meta.setdefault("generation", 1)
+    if status:
+        doc["status"] = status
+    return doc
+
+
+def vector(*samples: tuple[dict[str, str], str], at: float = 1764496800.0) -> str:
+    """A ``/api/v1/query`` answer with these ``(labels, value)`` samples."""
+    return json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
+        {"metric": labels, "value": [at, value]} for labels, value in samples]}})  # fmt: skip
+
+
+def targets(*active: dict[str, Any]) -> str:
+    """A ``/api/v1/targets?state=active`` answer."""
+    return json.dumps({"status": "success",
+                       "data": {"activeTargets": list(active), "droppedTargets": []}})  # fmt: skip
+
+
+def target(pool: str, url: str, *, up: bool = True, error: str = "") -> dict[str, Any]:
+    """One active target (Prometheus ``/api/v1/targets``)."""
+    return {
+        "discoveredLabels": {"__address__": url.split("/")[2]},
+        "labels": {"instance": url.split("/")[2], "job": pool.split("/")[2]},
+        "scrapePool": pool,
+        "scrapeUrl": url,
+        "globalUrl": url,
+        "lastError": error,
+        "lastScrape": "2026-11-30T10:00:00.123Z",
+        "lastScrapeDuration": 0.0021,
+        "health": "up" if up else "down",
+        "scrapeInterval": "15s",
+        "scrapeTimeout": "10s",
     }

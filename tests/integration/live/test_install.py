@@ -8,6 +8,7 @@ test sees exactly what gpuscale would run.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -44,6 +45,7 @@ PROMETHEUS_VALUES = {
         "prometheusSpec": {
             "serviceMonitorSelectorNilUsesHelmValues": False,
             "podMonitorSelectorNilUsesHelmValues": False,
+            "scrapeInterval": "30s",
         }
     }
 }
@@ -210,4 +212,6 @@ def test_bad_profile_values_name_the_key(
     profile = tmp_path / "p.yaml"
     profile.write_text(text, encoding="utf-8")
     assert main(["install", "--profile", str(profile), "--dry-run"]) == 2
-    assert f"{profile}: {where}:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert re.search(rf"{re.escape(str(profile))}:\d+: {re.escape(where)}: ", err), err
+    assert "fix:" in err

@@ -126,8 +126,9 @@ def test_watch_writes_the_live_timeline_with_the_real_query_value(
     )
     profile = tmp_path / "gpuscale.yaml"
     profile.write_text(
-        "node_pools:\n  - {name: gpu, price_per_hour: 1.99, gpus_per_node: 1}\n"
-        "  - {name: general, price_per_hour: 0.07143}\n",
+        "node_pools:\n"
+        "  - {name: gpu, size: gpu-mi300x1-192gb, max_nodes: 2, price_per_hour: 1.99}\n"
+        "  - {name: general, size: s-4vcpu-8gb, count: 1, price_per_hour: 0.07143}\n",
         encoding="utf-8",
     )
     out_file = tmp_path / "live.jsonl"

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from gpuscale.errors import ProfileError
 from gpuscale.live.events import decision_for, event_views, related_to
 from gpuscale.live.watch import (
     QueryAnswer,
@@ -28,6 +27,7 @@ from gpuscale.live.watch import (
     pools_from_profile,
     render,
 )
+from gpuscale.profile import load_profile_text
 from gpuscale.timeline import decode_lines, encode_record
 from tests.integration.live import objects as o
 
@@ -284,14 +284,19 @@ def test_render_explains_what_keda_would_read(answer: QueryAnswer | None, shown:
     assert shown in console.export_text()
 
 
-def test_pools_from_profile_reads_prices() -> None:
-    pools = pools_from_profile({"node_pools": [
-        {"name": "gpu", "size": "gpu-mi300x1-192gb", "price_per_hour": 1.99, "gpus_per_node": 1},
-        {"name": "general", "size": "s-4vcpu-8gb"},
-    ]})  # fmt: skip
-    assert pools == {"gpu": {"price_per_hour": 1.99, "gpus_per_node": 1.0}, "general": {}}
-    with pytest.raises(ProfileError, match="expected a number"):
-        pools_from_profile({"node_pools": [{"name": "g", "price_per_hour": "cheap"}]}, source="p")
+def test_pools_from_profile_reads_prices_from_the_typed_profile() -> None:
+    profile = load_profile_text(
+        "node_pools:\n"
+        "  - {name: gpu, size: gpu-mi300x1-192gb, max_nodes: 2}\n"
+        "  - {name: general, size: s-4vcpu-8gb, count: 2, price_per_hour: 0.5}\n",
+        "p.yaml",
+    )
+    pools = pools_from_profile(profile)
+    # gpu: the catalogue's price for the size; general: the profile's own.
+    assert pools == {
+        "gpu": {"price_per_hour": 1.99, "gpus_per_node": 1.0},
+        "general": {"price_per_hour": 0.5, "gpus_per_node": 0.0},
+    }
 
 
 def test_snapshot_file_is_valid_json() -> None:

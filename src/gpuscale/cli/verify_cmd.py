@@ -1,0 +1,201 @@
+"""``gpuscale verify``: check every link of the live scaling chain, read-only.
+
+Prints a table (check, status, evidence, fix) on stdout, or JSON with ``-o json``; exits
+1 when any check fails, 0 otherwise (warnings and skips do not fail). Sends only
+``GET`` requests to the API server (and port-forwards to a Prometheus pod) and to
+Prometheus; with ``provider: doks`` and a DigitalOcean token, one read of the cluster's
+node pools. The Kubernetes and DigitalOcean clients are imported when the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+from gpuscale.cli._profile_input import optional_profile
+from gpuscale.cli.main import app
+from gpuscale.errors import GpuscaleError, InputError
+from gpuscale.manifests import load_paths
+from gpuscale.profile import Profile
+
+if TYPE_CHECKING:
+    from gpuscale.live.verifier import PoolReader
+    from gpuscale.live.verify import PoolCapacity
+
+    _Pools = tuple[tuple[PoolCapacity, ...], str]
+
+__all__ = ["VerifyRuntime", "runtime", "verify_command"]
+
+
+@dataclass
+class VerifyRuntime:
+    """What the command takes from the outside world; tests replace it."""
+
+    do_transport: Any = None
+    """An azure-core ``HttpTransport`` for pydo; None for the default."""
+    environ: Mapping[str, str] | None = None
+    """None means ``os.environ``."""
+    tty: bool | None = None
+    """Force terminal output width (True) or the fixed 160 columns (False); None asks stdout."""
+
+    def env(self) -> Mapping[str, str]:
+        return os.environ if self.environ is None else self.environ
+
+
+runtime = VerifyRuntime()
+
+
+@app.command("verify")
+def verify_command(
+    manifests: Annotated[
+        list[str],
+        typer.Argument(help="Manifest files or directories (- for stdin).", show_default=False),
+    ],
+    *,
+    namespace: Annotated[
+        str | None,
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="Namespace of objects that name none (default: the context's).",
+        ),
+    ] = None,
+    prometheus: Annotated[
+        str | None,
+        typer.Option(
+            "--prometheus",
+            help="Prometheus base URL (default: each trigger's serverAddress, forwarded).",
+        ),
+    ] = None,
+    profile: Annotated[
+        Path | None,
+        typer.Option(
+            "--profile",
+            "-p",
+            help="The profile (node pools, KEDA's namespace); default ./gpuscale.yaml if it "
+            "exists.",
+        ),
+    ] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help="text or json.")] = "text",
+    token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--token-file",
+            help="DigitalOcean token file (else $DIGITALOCEAN_ACCESS_TOKEN), to read the "
+            "DOKS node pools.",
+        ),
+    ] = None,
+    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+) -> None:
+    """Check every link of the scaling chain on the live cluster (read-only)."""
+    import httpx  # noqa: PLC0415 - see module doc
+
+    from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
+    from gpuscale.live.verifier import gather  # noqa: PLC0415 - see module doc
+    from gpuscale.live.verify import checks_table, summary, verify_checks  # noqa: PLC0415
+
+    if output not in ("text", "json"):
+        raise InputError(
+            f"unknown output format {output!r}", where="--output", fix="use text or json"
+        )
+    manifest_set = load_paths(manifests, stdin=sys.stdin)
+    loaded, source = optional_profile(profile)
+    api, target = connect(kubeconfig=kubeconfig, context=context)
+    kube = Kube(api, target)
+    with httpx.Client(timeout=15, trust_env=False) as http:
+        facts = gather(
+            kube,
+            manifest_set,
+            http=http,
+            profile=loaded,
+            namespace=namespace,
+            prometheus_url=prometheus,
+            pools=_pool_reader(loaded, source, token_file),
+        )
+    checks = verify_checks(manifest_set, facts, namespace=namespace, prometheus_url=prometheus)
+    failed = any(c.status == "fail" for c in checks)
+    if output == "json":
+        typer.echo(
+            json.dumps(
+                {
+                    "ok": not failed,
+                    "summary": summary(checks),
+                    "checks": [c.as_dict() for c in checks],
+                },
+                indent=2,
+            )
+        )
+    else:
+        tty = sys.stdout.isatty() if runtime.tty is None else runtime.tty
+        console = Console(highlight=False, width=None if tty else 160, no_color=not tty)
+        console.print(checks_table(checks))
+        console.print(summary(checks), markup=False)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _pool_reader(
+    profile: Profile, source: str | None, token_file: Path | None
+) -> PoolReader | None:
+    """Where the node pools come from: DigitalOcean when the provider is doks and a token
+    is set, else the profile's pools; None without a profile."""
+    if source is None:
+        return None
+    from gpuscale.live.verifier import profile_pools  # noqa: PLC0415 - see module doc
+
+    def from_profile(
+        nodes: Sequence[dict[str, Any]], why: str
+    ) -> tuple[tuple[PoolCapacity, ...], str]:
+        return profile_pools(profile, nodes), why
+
+    if profile.cluster.provider != "doks":
+        return lambda nodes: from_profile(nodes, f"the profile {source}")
+    from gpuscale.cloud.client import read_token  # noqa: PLC0415 - see module doc
+
+    try:
+        token = read_token(token_file, runtime.env())
+    except InputError:
+        return lambda nodes: from_profile(
+            nodes, f"the profile {source}; no DigitalOcean token to check it against DOKS"
+        )
+
+    def from_doks(nodes: Sequence[dict[str, Any]]) -> _Pools:
+        from gpuscale.cloud.client import DigitalOcean, make_client  # noqa: PLC0415
+        from gpuscale.cloud.ops import find_cluster  # noqa: PLC0415
+        from gpuscale.live.verify import doks_pool  # noqa: PLC0415
+
+        try:
+            do = DigitalOcean(make_client(token, transport=runtime.do_transport))
+            status = find_cluster(do, profile.cluster.name)
+        except GpuscaleError as error:
+            return from_profile(nodes, f"the profile {source}; DigitalOcean: {error.one_line()}")
+        if status is None:
+            return from_profile(
+                nodes,
+                f"the profile {source}; DigitalOcean has no cluster named {profile.cluster.name!r}",
+            )
+        pools = tuple(
+            doks_pool(
+                pool.name,
+                pool.size,
+                auto_scale=pool.auto_scale,
+                min_nodes=pool.min_nodes,
+                max_nodes=pool.max_nodes,
+                count=pool.count,
+                nodes=sum(pool.nodes.values()) or pool.count,
+                catalogue=profile.catalogue,
+            )
+            for pool in status.pools
+        )
+        return pools, "DigitalOcean"
+
+    return from_doks

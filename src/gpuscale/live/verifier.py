@@ -1,0 +1,248 @@
+"""The I/O half of ``gpuscale verify``: read everything the checks need into :class:`Facts`.
+
+Only reads: ``GET`` of the KEDA CRDs, the ``v1beta1.external.metrics.k8s.io`` APIService,
+KEDA's two Deployments (in the namespace the APIService names, else the profile's
+``keda.namespace``), each ScaledObject, its HPA, ServiceMonitor and Deployment the
+manifests name, the Deployment's pods and its namespace's events, the Namespaces of
+the ServiceMonitors (their labels), the nodes and every ``monitoring.coreos.com/v1``
+Prometheus. Then Prometheus itself, at each trigger's ``serverAddress`` (an in-cluster
+Service, reached through a port-forward to one of its ready pods with
+:class:`~gpuscale.live.load.ForwardPool`) or at ``--prometheus``: build info, the
+trigger queries with KEDA's query parameters, the active targets, and the
+kube-state-metrics series of each Deployment. Node pools come from DigitalOcean (a
+callable the CLI passes when the provider is doks and a token is set) or the profile.
+
+A read that fails (a missing permission, a timeout) is kept in ``Facts.errors`` and
+the checks that needed it say so; a 404 is an absent object, which the checks judge.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+
+from gpuscale.controllers.keda import hpa_name
+from gpuscale.errors import GpuscaleError
+from gpuscale.live.kube import Kube
+from gpuscale.live.load import ForwardPool, deployment_selector
+from gpuscale.live.promquery import prometheus_get
+from gpuscale.live.verify import (
+    KEDA_CRDS,
+    METRICS_APISERVICE,
+    Facts,
+    HttpAnswer,
+    PoolCapacity,
+    PromFacts,
+    ksm_query,
+    pool_capacity,
+    prometheus_trigger_of,
+    query_params,
+    verify_targets,
+)
+from gpuscale.live.watch import POOL_LABELS
+from gpuscale.live.watcher import in_cluster_service
+from gpuscale.manifests import ManifestSet
+from gpuscale.profile import Profile
+
+__all__ = ["PoolReader", "gather", "profile_pools"]
+
+PoolReader = Callable[[Sequence[dict[str, Any]]], tuple[tuple[PoolCapacity, ...] | None, str]]
+"""Given the nodes, returns the node pools and where they came from (``DigitalOcean``,
+``the profile ...``), or None and why none are known."""
+
+_KEDA = "/apis/keda.sh/v1alpha1"
+_MONITORING = "/apis/monitoring.coreos.com/v1"
+
+
+class _Reads:
+    def __init__(self, kube: Kube) -> None:
+        self.kube = kube
+        self.objects: dict[str, dict[str, Any] | None] = {}
+        self.lists: dict[str, list[dict[str, Any]]] = {}
+        self.errors: dict[str, str] = {}
+
+    def object(self, key: str, path: str) -> dict[str, Any] | None:
+        if key in self.objects:
+            return self.objects[key]
+        try:
+            doc: dict[str, Any] | None = self.kube.get_json(path, what=key, missing_ok=True)
+        except GpuscaleError as error:
+            self.errors[key] = error.one_line()
+            return None
+        self.objects[key] = doc
+        return doc
+
+    def items(
+        self, key: str, path: str, query: dict[str, str] | None = None, *, missing_ok: bool = False
+    ) -> list[dict[str, Any]]:
+        if key in self.lists:
+            return self.lists[key]
+        try:
+            doc = self.kube.get_json(path, query, what=key, missing_ok=missing_ok)
+        except GpuscaleError as error:
+            self.errors[key] = error.one_line()
+            return []
+        if doc is None:
+            return []
+        self.lists[key] = list(doc.get("items") or [])
+        return self.lists[key]
+
+
+def gather(
+    kube: Kube,
+    manifests: ManifestSet,
+    *,
+    http: httpx.Client,
+    profile: Profile,
+    namespace: str | None = None,
+    prometheus_url: str | None = None,
+    pools: PoolReader | None = None,
+) -> Facts:
+    """Read everything :func:`~gpuscale.live.verify.verify_checks` needs for ``manifests``."""
+    context = kube.target.namespace
+    targets = verify_targets(manifests, namespace, context)
+    reads = _Reads(kube)
+    for name in KEDA_CRDS:
+        reads.object(
+            f"CustomResourceDefinition//{name}",
+            f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}",
+        )
+    apiservice = reads.object(
+        f"APIService//{METRICS_APISERVICE}",
+        f"/apis/apiregistration.k8s.io/v1/apiservices/{METRICS_APISERVICE}",
+    )
+    backend = ((apiservice or {}).get("spec") or {}).get("service") or {}
+    keda_ns = str(backend.get("namespace") or profile.keda.namespace)
+    server = str(backend.get("name") or "keda-operator-metrics-apiserver")
+    for name in (server.removesuffix("-metrics-apiserver") or "keda-operator", server):
+        reads.object(
+            f"Deployment/{keda_ns}/{name}", f"/apis/apps/v1/namespaces/{keda_ns}/deployments/{name}"
+        )
+    for manifest, ns in targets.scaled_objects:
+        live = reads.object(
+            f"ScaledObject/{ns}/{manifest.name}",
+            f"{_KEDA}/namespaces/{ns}/scaledobjects/{manifest.name}",
+        )
+        name = str(((live or {}).get("status") or {}).get("hpaName") or "") or hpa_name(
+            manifest.spec, manifest.name
+        )
+        reads.object(
+            f"HorizontalPodAutoscaler/{ns}/{name}",
+            f"/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers/{name}",
+        )
+    for manifest, ns in targets.monitors:
+        reads.object(
+            f"ServiceMonitor/{ns}/{manifest.name}",
+            f"{_MONITORING}/namespaces/{ns}/servicemonitors/{manifest.name}",
+        )
+        reads.object(f"Namespace//{ns}", f"/api/v1/namespaces/{ns}")
+    if targets.monitors:
+        try:
+            doc = kube.get_json(f"{_MONITORING}/prometheuses", what="prometheuses", missing_ok=True)
+        except GpuscaleError as error:
+            reads.errors["prometheuses"] = error.one_line()
+        else:
+            if doc is not None:
+                reads.lists["prometheuses"] = list(doc.get("items") or [])
+    for ns, name, _ in targets.deployments:
+        live = reads.object(
+            f"Deployment/{ns}/{name}", f"/apis/apps/v1/namespaces/{ns}/deployments/{name}"
+        )
+        if live is not None:
+            reads.items(
+                f"pods/{ns}/{name}",
+                f"/api/v1/namespaces/{ns}/pods",
+                {"labelSelector": deployment_selector(live)},
+            )
+        reads.items(f"events/{ns}", f"/api/v1/namespaces/{ns}/events")
+    nodes = reads.items("nodes", "/api/v1/nodes")
+    proms = _prometheus(
+        kube,
+        http,
+        targets.scaled_objects,
+        [(ns, name) for ns, name, _ in targets.deployments],
+        prometheus_url=prometheus_url,
+        fallback=profile.prometheus.address,
+    )
+    found, source = pools(nodes) if pools is not None else (None, "no profile given")
+    return Facts(
+        context_namespace=context,
+        keda_namespace=keda_ns,
+        objects=reads.objects,
+        lists=reads.lists,
+        errors=reads.errors,
+        prometheus=proms,
+        pools=found,
+        pools_source=source,
+    )
+
+
+def profile_pools(profile: Profile, nodes: Sequence[dict[str, Any]]) -> tuple[PoolCapacity, ...]:
+    """The profile's node pools with the number of nodes each has now (by pool label)."""
+    counts: Counter[str] = Counter()
+    for node in nodes:
+        labels = (node.get("metadata") or {}).get("labels") or {}
+        pool = next((labels[label] for label in POOL_LABELS if label in labels), None)
+        if pool is not None:
+            counts[str(pool)] += 1
+    return tuple(pool_capacity(pool, counts[pool.name]) for pool in profile.node_pools)
+
+
+def _prometheus(
+    kube: Kube,
+    http: httpx.Client,
+    scaled_objects: Sequence[tuple[Any, str]],
+    deployments: Sequence[tuple[str, str]],
+    *,
+    prometheus_url: str | None,
+    fallback: str,
+) -> dict[str, PromFacts]:
+    wanted: dict[str, list[Any]] = {}
+    for manifest, _ in scaled_objects:
+        trigger, _why = prometheus_trigger_of(manifest)
+        if trigger is not None:
+            wanted.setdefault(prometheus_url or trigger.server_address, []).append(trigger)
+    if not wanted:
+        wanted[prometheus_url or fallback] = []
+    found: dict[str, PromFacts] = {}
+    for address, triggers in wanted.items():
+        pool: ForwardPool | None = None
+        try:
+            base, source, error = address, address, ""
+            service = None if prometheus_url else in_cluster_service(address)
+            if service is not None:
+                ns, name, port = service
+                source = f"service/{ns}/{name}:{port} via port-forward"
+                pool = ForwardPool(kube, ns, name, port)
+                try:
+                    pool.refresh()
+                except GpuscaleError as exc:
+                    error = exc.one_line()
+                urls = pool.urls()
+                if urls:
+                    base = urls[0]
+                elif not error:
+                    error = "; ".join(pool.forward_errors()) or ("no ready pod behind the Service")
+            if error:
+                found[address] = PromFacts(source, HttpAnswer(None, "", error))
+                continue
+            queries = {
+                t.query: prometheus_get(http, base, "/api/v1/query", query_params(t))
+                for t in triggers
+            }
+            for ns, name in deployments:
+                query = ksm_query(ns, name)
+                queries[query] = prometheus_get(http, base, "/api/v1/query", {"query": query})
+            found[address] = PromFacts(
+                source=source,
+                buildinfo=prometheus_get(http, base, "/api/v1/status/buildinfo"),
+                queries=queries,
+                targets=prometheus_get(http, base, "/api/v1/targets", {"state": "active"}),
+            )
+        finally:
+            if pool is not None:
+                pool.close()
+    return found
