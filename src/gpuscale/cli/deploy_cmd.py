@@ -50,14 +50,21 @@ class DeployRuntime:
 runtime = DeployRuntime()
 
 
-def _lint_errors(manifest_set: ManifestSet, profile: Profile) -> list[str]:
+def _lint_errors(
+    manifest_set: ManifestSet, profile: Profile | None, namespace: str | None
+) -> list[str]:
     """The error-level findings of ``gpuscale lint`` for these manifests, one line each.
 
-    Returns nothing until the lint engine (``gpuscale.lint``) is part of gpuscale; it is
-    wired here when it lands, so deploy then refuses what lint calls an error, as it
-    refuses schema errors."""
-    del manifest_set, profile
-    return []
+    ``profile`` is None when the user gave none, so lint judges exactly as
+    ``gpuscale lint`` without ``--profile`` would."""
+    from gpuscale.lint import DEFAULT_NAMESPACE, LintOptions, Severity, run_lint  # noqa: PLC0415
+
+    report = run_lint(manifest_set, profile, LintOptions(namespace=namespace or DEFAULT_NAMESPACE))
+    return [
+        f"{f.location.file}:{f.location.line}: {f.rule}: {f.message}"
+        for f in report.findings
+        if f.severity is Severity.ERROR
+    ]
 
 
 def kube_version(profile: Profile) -> str:
@@ -67,12 +74,19 @@ def kube_version(profile: Profile) -> str:
     return match.group(1) if match else DEFAULT_KUBE_VERSION
 
 
-def check_manifests(manifest_set: ManifestSet, profile: Profile, *, force: bool) -> None:
+def check_manifests(
+    manifest_set: ManifestSet,
+    profile: Profile,
+    *,
+    force: bool,
+    namespace: str | None = None,
+    profile_given: bool = True,
+) -> None:
     """Print validation warnings, validation errors and lint errors on stderr; raise an
     :class:`InputError` when there are errors, unless ``force``."""
     problems = validate(manifest_set, kube_version=kube_version(profile))
     errors = [p.one_line() for p in problems if p.severity == "error"]
-    errors += _lint_errors(manifest_set, profile)
+    errors += _lint_errors(manifest_set, profile if profile_given else None, namespace)
     for problem in problems:
         if problem.severity != "error":
             sys.stderr.write(f"warning: {problem.one_line()}\n")
@@ -145,8 +159,14 @@ def deploy_command(
             f"unknown output format {output!r}", where="--output", fix="use text or json"
         )
     manifest_set = load_paths(manifests, stdin=sys.stdin)
-    loaded, _ = optional_profile(profile)
-    check_manifests(manifest_set, loaded, force=force)
+    loaded, profile_file = optional_profile(profile)
+    check_manifests(
+        manifest_set,
+        loaded,
+        force=force,
+        namespace=namespace,
+        profile_given=profile_file is not None,
+    )
     if dry_run == "client":
         _client_dry_run(manifest_set, namespace, kubeconfig=kubeconfig, context=context)
         return

@@ -74,7 +74,9 @@ def test_deploy_outputs(
     _check(
         "deploy.md",
         "client-dry-run",
-        _transcript(capsys, "deploy", "examples/tutorial", "--dry-run=client", "-n", "gpu-demo"),
+        _transcript(
+            capsys, "deploy", "examples/tutorial", "--force", "--dry-run=client", "-n", "gpu-demo"
+        ),
     )
     theirs = load_paths([FIXED]).by_kind("Deployment")[0].body
     theirs = json.loads(json.dumps(theirs).replace('"replicas": 1', '"replicas": 3'))

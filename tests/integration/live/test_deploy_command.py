@@ -111,11 +111,11 @@ def test_objects_without_a_namespace_take_the_flag_else_the_context(
     fake_kube: FakeKube, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _stack(fake_kube, "demo", "team-a")
-    assert _run(capsys, TUTORIAL)[0] == 0
+    assert _run(capsys, TUTORIAL, "--force")[0] == 0
     assert all("/namespaces/demo/" in p.path for p in _patches(fake_kube))
     assert all(p.body["metadata"]["namespace"] == "demo" for p in _patches(fake_kube))
     fake_kube.seen.clear()
-    assert _run(capsys, TUTORIAL, "--namespace", "team-a")[0] == 0
+    assert _run(capsys, TUTORIAL, "--force", "--namespace", "team-a")[0] == 0
     patches = _patches(fake_kube)
     assert [p.body["kind"] for p in patches] == [
         "ConfigMap",
@@ -143,7 +143,7 @@ def test_server_dry_run_sends_dry_run_all_and_stores_nothing(
 def test_client_dry_run_prints_kubectl_ready_yaml_and_contacts_nothing(
     fake_kube: FakeKube, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = _run(capsys, TUTORIAL, "--dry-run=client", "-n", "team-a")
+    code, out, err = _run(capsys, TUTORIAL, "--force", "--dry-run=client", "-n", "team-a")
     assert code == 0, err
     assert fake_kube.seen == []
     documents = list(YAML(typ="safe").load_all(out))
@@ -393,8 +393,24 @@ def test_client_dry_run_without_a_kubeconfig_leaves_the_namespace_to_kubectl(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing"))
-    code, out, err = _run(capsys, TUTORIAL, "--dry-run=client")
+    code, out, err = _run(capsys, TUTORIAL, "--force", "--dry-run=client")
     assert code == 0, err
     documents = list(YAML(typ="safe").load_all(out))
     assert all("namespace" not in d["metadata"] for d in documents)
     assert "note: no usable kubeconfig; ConfigMap/go-program" in err
+
+
+def test_lint_errors_block_the_tutorial_and_nothing_is_applied(
+    fake_kube: FakeKube, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _stack(fake_kube, "demo")
+    code, out, err = _run(capsys, TUTORIAL, "--namespace", "demo")
+    assert code == 2
+    assert out == ""
+    assert _patches(fake_kube) == []
+    lines = err.splitlines()
+    assert "error: examples/tutorial/resources.yaml:156: query-divides-by-replicas: " in "\n".join(
+        lines
+    )
+    assert any("resources.yaml:135: servicemonitor-namespace-mismatch" in line for line in lines)
+    assert lines[-1].startswith("gpuscale: error: examples/tutorial/resources.yaml: 2 problems")
