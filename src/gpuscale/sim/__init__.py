@@ -1,18 +1,18 @@
 """The discrete-event simulator: an event heap in virtual time running the controller
 models at their real periods over modelled pods and nodes. Pure.
 
-Build a :class:`SimulationSpec` (workloads, node pools, timings), choose a
-:class:`MetricsBackend` (``gpuscale.promql`` in production, the test double in
-:mod:`gpuscale.sim.testing` meanwhile), plug in the :class:`Scaler` s that resize each
-workload (KEDA, the HPA), give it a :class:`LoadSpec` (a :class:`Scenario` and/or request
-:class:`Trace` s), then ``Simulation(...).run(until)``. The result carries the timeline
+Build a :class:`SimulationSpec` (workloads, node pools, timings), give it a
+:class:`MetricsBackend` (:class:`PromQLBackend`, over ``gpuscale.promql``), plug in the
+:class:`Scaler` s that resize each workload (KEDA, the HPA), give it a :class:`LoadSpec`
+(a :class:`Scenario` and/or request :class:`Trace` s), then
+``Simulation(...).run(until)``. The result carries the timeline
 records, the request logs and the cost; :func:`summarize` turns them into the summary.
 See ``docs/simulator.md``.
 """
 
 from gpuscale.sim.engine import Engine, Event, Handle, Priority, Process
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
-from gpuscale.sim.metrics import MetricsBackend, query_scalar
+from gpuscale.sim.metrics import MetricsBackend, PromQLBackend, query_scalar
 from gpuscale.sim.requests import RequestLog
 from gpuscale.sim.scalers import ScaleDecision, Scaler, ScaleView
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario, parse_scenario
@@ -44,6 +44,7 @@ __all__ = [
     "PoolSpec",
     "Priority",
     "Process",
+    "PromQLBackend",
     "PrometheusSpec",
     "RampStep",
     "RateSchedule",

@@ -276,10 +276,11 @@ class ScrapeManager:
         if target.running:
             return  # recreated before the markers were due: upstream writes none
         t_ms = round(at * 1000)
+        backend = self.backend
         for key in sorted(series):
-            self.backend.mark_stale(target.merged(key), t_ms)
+            backend.mark_stale_ref(target.refs[key], t_ms)
         if target.up_ref is not None:
-            self.backend.mark_stale({**target.labels, "__name__": "up"}, t_ms)
+            backend.mark_stale_ref(target.up_ref, t_ms)
         target.last = set()
         target.last_keys = ()
         target.last_refs = []
@@ -304,15 +305,13 @@ class ScrapeManager:
                     refs[key] = ref
                 ref_list.append(ref)
             seen = set(keys)
-            for key in target.last - seen:
-                backend.mark_stale(target.merged(key), t_ms)
+            for key in sorted(target.last - seen):
+                backend.mark_stale_ref(refs[key], t_ms)
             target.last = seen
             target.last_keys = keys
             target.last_refs = ref_list
         if result is not None:
-            append = backend.append_ref
-            for ref, value in zip(target.last_refs, result[1], strict=True):
-                append(ref, t_ms, value)
+            backend.append_scrape(target.last_refs, t_ms, result[1])
         target.next_n += 1
         handle = target.handle
         assert handle is not None

@@ -209,6 +209,7 @@ class _Pod:
         "routable",
         "running",
         "server",
+        "serving_at",
         "state",
         "target",
         "uid",
@@ -239,6 +240,7 @@ class _Pod:
         self.handles: list[Handle] = []
         self.target: ScrapeTarget | None = None
         self.routable = False
+        self.serving_at = 0.0
 
     @property
     def terminating(self) -> bool:
@@ -524,6 +526,21 @@ class World:
             if step.pods is None
             else self._lb_rng.sample(targets, min(step.pods, len(targets)))
         )
+        refused = [p for p in chosen if self.engine.now < p.serving_at]
+        if refused:
+            self._decide(
+                Decision(
+                    "load",
+                    "set_gauge",
+                    "ConnectionRefused",
+                    target_name,
+                    f"{step.name}={step.value:g}: {', '.join(p.name for p in refused)} is Ready "
+                    "but its program does not serve yet",
+                )
+            )
+            chosen = [p for p in chosen if p not in refused]
+            if not chosen:
+                return
         for pod in chosen:
             pod.gauges[step.name] = step.value
         self._load_values[step.name] = step.value
@@ -628,7 +645,9 @@ class World:
             image_present=warm or spec.image in node.images,
             image_pull_s=spec.image_pull_s,
             startup_s=0.0 if warm else spec.startup_s,
+            readiness="serving" if warm else spec.readiness,
         )
+        pod.serving_at = startup.serving_at
         if startup.pulled_at > now:
             pod.handles.append(
                 self.engine.at(
@@ -673,14 +692,15 @@ class World:
         else:
             pod.available = True
         if workload.router is not None:
+            # a pod Ready before its program serves takes requests it cannot start yet
             pod.server = ReplicaServer(
                 pod.name,
                 spec.capacity.concurrency if spec.capacity else 1,
                 len(spec.metric_names.buckets),
-                now,
+                max(now, pod.serving_at),
             )
             self._servers[spec.key].append(pod.server)
-        if spec.gauges or workload.router is not None:
+        if spec.scraped and (spec.gauges or workload.router is not None):
             pod.target = self._pod_target(pod)
             self.scrape.add(pod.target, immediate=warm)
         delay = 0.0 if warm else self.spec.control_plane.endpoint_propagation_s
@@ -1203,7 +1223,7 @@ class World:
         spec = pod.workload.spec
         address = f"{pod.ip}:{spec.metrics_port}"
         labels = {
-            "job": spec.service_name,
+            "job": spec.job or spec.service_name,
             "instance": address,
             "namespace": spec.namespace,
             "pod": pod.name,
@@ -1211,7 +1231,7 @@ class World:
             "endpoint": spec.metrics_port_name,
             "container": spec.container,
             "__address__": address,
-            "__metrics_path__": "/metrics",
+            "__metrics_path__": spec.metrics_path,
             "__scheme__": "http",
         }
         interval = spec.scrape_interval_s or self.spec.prometheus.scrape_interval_s
@@ -1236,7 +1256,7 @@ class World:
         fixed_keys = tuple(keys)
 
         def collect(now: float) -> tuple[Sequence[SeriesKey], Sequence[float]] | None:
-            if now >= pod.gone_at or pod.state == "Gone":
+            if now >= pod.gone_at or pod.state == "Gone" or now < pod.serving_at:
                 return None
             gauges = pod.gauges
             values = [gauges[g] for g in gauge_names]
@@ -1257,9 +1277,10 @@ class World:
         return ScrapeTarget(
             f"pod/{pod.key}",
             labels,
-            f"http://{address}/metrics",
+            f"http://{address}{spec.metrics_path}",
             interval,
             collect,
+            honor_labels=spec.honor_labels,
             seed=self.spec.prometheus.offset_seed,
         )
 

@@ -36,7 +36,6 @@ MODULES = [
     "gpuscale.sim.simulation",
     "gpuscale.sim.specs",
     "gpuscale.sim.summary",
-    "gpuscale.sim.testing",
     "gpuscale.sim.traces",
     "gpuscale.sim.world",
     "gpuscale.controllers.cluster_autoscaler",
