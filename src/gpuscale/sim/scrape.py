@@ -214,9 +214,14 @@ class ScrapeManager:
             self._tick = self.engine.at(self._next_tick(), self._apply, priority=Priority.SCRAPE)
 
     def add(self, target: ScrapeTarget, *, immediate: bool = False) -> None:
-        """Discover ``target``; its loop starts at the next refresh tick (or now)."""
+        """Discover ``target``; its loop starts at the next refresh tick.
+
+        ``immediate`` targets were there before the run: their loop starts now, and the
+        scrape they had one interval before their first one in the run is written too, so
+        that queries at the start see what a running Prometheus would."""
         if immediate:
             self._start(target)
+            self._collect(target, target.first - target.interval)
             return
         if target in self._pending_remove:
             self._pending_remove.remove(target)
@@ -286,7 +291,15 @@ class ScrapeManager:
         target.last_refs = []
 
     def _scrape(self, target: ScrapeTarget) -> None:
-        now = self.engine.now
+        self._collect(target, self.engine.now)
+        target.next_n += 1
+        handle = target.handle
+        assert handle is not None
+        target.handle = self.engine.at(
+            target.first + target.next_n * target.interval, handle.action, priority=Priority.SCRAPE
+        )
+
+    def _collect(self, target: ScrapeTarget, now: float) -> None:
         self.scrapes += 1
         t_ms = round(now * 1000)
         backend = self.backend
@@ -312,9 +325,3 @@ class ScrapeManager:
             target.last_refs = ref_list
         if result is not None:
             backend.append_scrape(target.last_refs, t_ms, result[1])
-        target.next_n += 1
-        handle = target.handle
-        assert handle is not None
-        target.handle = self.engine.at(
-            target.first + target.next_n * target.interval, handle.action, priority=Priority.SCRAPE
-        )

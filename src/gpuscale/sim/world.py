@@ -647,7 +647,7 @@ class World:
             startup_s=0.0 if warm else spec.startup_s,
             readiness="serving" if warm else spec.readiness,
         )
-        pod.serving_at = startup.serving_at
+        pod.serving_at = -math.inf if warm else startup.serving_at
         if startup.pulled_at > now:
             pod.handles.append(
                 self.engine.at(
