@@ -216,8 +216,10 @@ def _relocate(error: GpuscaleError, manifest: Manifest, base: KeyPath = ()) -> I
 def _tolerations(workload: Workload) -> tuple[scheduler.Toleration, ...]:
     out = []
     for t in workload.tolerations:
-        operator = "Exists" if t.operator == "Exists" else "Equal"
-        out.append(scheduler.Toleration(t.key, operator, t.value, t.effect))
+        if t.operator == "Exists":
+            out.append(scheduler.Toleration(t.key, "Exists", t.value, t.effect))
+        else:
+            out.append(scheduler.Toleration(t.key, "Equal", t.value, t.effect))
     return tuple(out)
 
 
