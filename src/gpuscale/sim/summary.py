@@ -454,20 +454,12 @@ def summary_table(summary: Summary) -> tuple[TableSection, ...]:
     pending = {p.workload: p for p in summary.pending}
     for stats in summary.replicas:
         rows = [
-            TableRow(
-                "replicas (spec) min–max",
-                f"{stats.min_spec}–{stats.max_spec}",
-                f"time-weighted mean {stats.mean_spec:.2f}",
-            ),
+            TableRow("replicas (spec) min–max", f"{stats.min_spec}–{stats.max_spec}"),
+            TableRow("replicas (spec) mean", round(stats.mean_spec, 2), "time-weighted"),
             TableRow("ready replicas min–max", f"{stats.min_ready}–{stats.max_ready}"),
             TableRow("replica changes", stats.changes),
-            TableRow(
-                "flaps",
-                stats.flaps,
-                ""
-                if stats.flap_period_s is None
-                else f"reversals of direction; period {_duration(stats.flap_period_s)}",
-            ),
+            TableRow("flaps", stats.flaps, "reversals of direction"),
+            TableRow("flap period", _duration(stats.flap_period_s), "between scale-ups"),
         ]
         for reaction in summary.reactions:
             if reaction.workload != stats.workload:
@@ -487,7 +479,7 @@ def summary_table(summary: Summary) -> tuple[TableSection, ...]:
         waiting = pending.get(stats.workload)
         if waiting is not None:
             reasons = sorted(waiting.by_reason.items(), key=lambda item: -item[1])
-            note = "; ".join(f"{_duration(s)}: {why}" for why, s in reasons[:2])
+            note = "" if not reasons else reasons[0][0].split(": ", 1)[-1]
             rows.append(TableRow("pod-seconds Pending", round(waiting.pod_seconds, 1), note))
         sections.append(TableSection(f"Workload {_short(stats.workload)}", tuple(rows)))
     for pool in summary.pools:
