@@ -87,12 +87,20 @@ def _why(outcome: RunOutcome, moments: list[Moment]) -> list[str]:
     sources = outcome.inputs.scaled_objects
     window = format_duration(sources[0].hpa_downscale_stabilization_s if sources else 300.0)
     gpu = next((p for p in outcome.inputs.spec.pools if p.gpus_per_node), None)
+    timings = outcome.inputs.spec.autoscaler
+    if any("scale-up" in m.text for m in moments):
+        lines.append(
+            "The cluster autoscaler adds a node only for pods unschedulable longer than "
+            f"{format_duration(timings.scale_up_delay_gpu_s)} when they request GPUs "
+            f"({format_duration(timings.scale_up_delay_s)} otherwise), then the node takes the "
+            "pool's provisioning time."
+        )
     if any("deleted while still Pending" in m.text for m in moments) and gpu is not None:
         lines.append(
             f"The first Pending pod never ran: the {gpu.name} pool takes "
             f"{format_duration(gpu.provisioning_s)} to provision a node (the profile's "
-            f"provisioning_time) and the HPA scaled down after its {window} window, before the node "
-            "was Ready; the next scale-up's pod got the node."
+            f"provisioning_time) and the HPA scaled down after its {window} window, before "
+            "the node was Ready; the next scale-up's pod got the node."
         )
     if stats.flaps >= 2:
         lines.append(
@@ -190,8 +198,8 @@ def demo_command(
         soft_wrap=True,
     )
     console.print(
-        f"  tutorial: {_shown(examples / 'tutorial')}/ (applied with -n {_TUTORIAL_NAMESPACE}, the only "
-        "namespace its ServiceMonitor looks in)",
+        f"  tutorial: {_shown(examples / 'tutorial')}/ (applied with -n {_TUTORIAL_NAMESPACE}, "
+        "the only namespace its ServiceMonitor looks in)",
         soft_wrap=True,
     )
     console.print(f"  fixed:    {_shown(examples / 'tutorial-fixed')}/", soft_wrap=True)

@@ -10,6 +10,7 @@ Every line comes from a record's decisions and state; nothing is recomputed.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -125,16 +126,13 @@ def key_moments(
                 pool = d.target.removeprefix("pool/")
                 sizes = d.detail.split(" (", 1)[0].replace(" -> ", "→")
                 oldest = min(pending_since.values(), default=None)
-                waited = (
+                delay = (
                     ""
                     if oldest is None
-                    else (
-                        f" (a pod Pending {format_duration(record.t - oldest)}: the autoscaler waits "
-                        "30s for GPU pods)"
-                    )
+                    else f" for a pod Pending {format_duration(record.t - oldest)}"
                 )
                 scale_up_at[pool] = record.t
-                texts.append(f"cluster-autoscaler: scale-up {pool} {sizes}{waited}")
+                texts.append(f"cluster-autoscaler: scale-up {pool} {sizes}{delay}")
             elif d.controller == "cluster-autoscaler" and d.action == "remove-node":
                 texts.append(f"cluster-autoscaler: removes {d.target} ({d.reason}: {d.detail})")
             elif d.controller == "kubelet" and d.reason == "NodeReady":
@@ -165,7 +163,7 @@ def key_moments(
             continue
         moments.extend(Moment(record.t, text) for text in texts)
     if quiet_from is not None and len(rises) >= 2:
-        gaps = sorted(b - a for a, b in zip(rises, rises[1:], strict=False))
+        gaps = sorted(b - a for a, b in itertools.pairwise(rises))
         period = gaps[len(gaps) // 2]
         moments.append(
             Moment(
