@@ -123,9 +123,7 @@ def report_command(
     summaries = [timeline_summary(timeline, run_end(timeline)) for timeline in decoded]
     runs = [
         ReportRun(label=name, timeline=timeline, summary=summary, source=str(path))
-        for name, timeline, summary, path in zip(
-            labels, decoded, summaries, timelines, strict=True
-        )
+        for name, timeline, summary, path in zip(labels, decoded, summaries, timelines, strict=True)
     ]
     comparison: Comparison | None = None
     if len(runs) == 2:
