@@ -41,6 +41,7 @@ from gpuscale.units import format_duration
 
 __all__ = [
     "RunOutcome",
+    "console",
     "grid_table",
     "report_summary",
     "run",
@@ -50,6 +51,12 @@ __all__ = [
 
 _PROGRESS_ABOVE_S = 6 * 3600.0
 """Runs longer than this (virtual time) show a progress bar on a terminal."""
+
+
+def console() -> Console:
+    """stdout for tables: the terminal's width, or 120 columns when piped."""
+    probe = Console()
+    return Console(highlight=False, width=None if probe.is_terminal else 120)
 
 
 def report_summary(table: Sequence[TableSection]) -> Summary:

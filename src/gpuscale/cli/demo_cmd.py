@@ -23,7 +23,7 @@ import typer
 from rich.console import Console
 
 from gpuscale.cli._examples import examples_dir
-from gpuscale.cli._simulation import RunOutcome, run, summaries_table, write_timeline
+from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.cli.main import app
 from gpuscale.cli.simulate_cmd import read_scenario
 from gpuscale.errors import InputError
@@ -183,7 +183,7 @@ def demo_command(
         }
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
-    console = Console(highlight=False)
+    out_console = console()
     until = format_duration(tutorial.result.until)
     gpu = next((p for p in tutorial.inputs.spec.pools if p.gpus_per_node), None)
     pool = (
@@ -192,25 +192,25 @@ def demo_command(
         else f" GPU pool {gpu.name}: {gpu.min_nodes}–{gpu.max_nodes} nodes at "
         f"${gpu.price_per_hour:g}/h, {format_duration(gpu.provisioning_s)} to provision."
     )
-    console.print(
+    out_console.print(
         f"[bold]gpuscale demo[/bold]: {until} of virtual time, the gauge my_custom_gauge set to "
         f"160 on one pod at t=1m.{pool}",
         soft_wrap=True,
     )
-    console.print(
+    out_console.print(
         f"  tutorial: {_shown(examples / 'tutorial')}/ (applied with -n {_TUTORIAL_NAMESPACE}, "
         "the only namespace its ServiceMonitor looks in)",
         soft_wrap=True,
     )
-    console.print(f"  fixed:    {_shown(examples / 'tutorial-fixed')}/", soft_wrap=True)
-    console.print()
-    _print_story(console, "The tutorial", tutorial)
-    _print_story(console, "The fix", fixed)
-    console.print(summaries_table([tutorial, fixed], "Summary"))
-    console.print()
-    console.print(f"Timelines: {files['tutorial']}, {files['tutorial-fixed']}", soft_wrap=True)
-    console.print(f"Report:    {report}   (open it in a browser)", soft_wrap=True)
-    console.print(
+    out_console.print(f"  fixed:    {_shown(examples / 'tutorial-fixed')}/", soft_wrap=True)
+    out_console.print()
+    _print_story(out_console, "The tutorial", tutorial)
+    _print_story(out_console, "The fix", fixed)
+    out_console.print(summaries_table([tutorial, fixed], "Summary"))
+    out_console.print()
+    out_console.print(f"Timelines: {files['tutorial']}, {files['tutorial-fixed']}", soft_wrap=True)
+    out_console.print(f"Report:    {report}   (open it in a browser)", soft_wrap=True)
+    out_console.print(
         f"Next:      gpuscale lint {lint_target}/   (each mistake, its line and the fix)",
         soft_wrap=True,
     )

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from gpuscale.cli._simulation import RunOutcome, run, summaries_table, write_timeline
+from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
 from gpuscale.manifests import PROFILE_NAMES, load_paths
@@ -261,7 +260,7 @@ def simulate_command(
         }
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
-    Console(highlight=False).print(summaries_table([outcome], "Summary"))
+    console().print(summaries_table([outcome], "Summary"))
 
 
 def _write_outputs(
