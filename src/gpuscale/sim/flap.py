@@ -22,15 +22,12 @@ None when it cannot decide (a trigger it cannot drive, input the simulator refus
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
-
-import promql_parser as pp
 
 from gpuscale.errors import GpuscaleError
 from gpuscale.manifests import Manifest, ManifestSet, ServiceMonitor
 from gpuscale.profile import Profile
-from gpuscale.sim.inputs import SimulationInputs, build_inputs
+from gpuscale.sim.inputs import SimulationInputs, build_inputs, selected_metric_names
 from gpuscale.sim.keda import ScaledObjectSource
 from gpuscale.sim.scenario import GaugeStep, RateStep, Scenario
 from gpuscale.sim.specs import RequestMetricNames
@@ -82,27 +79,9 @@ class FlapVerdict:
         return f"holds {held} replicas under {self.load}"
 
 
-def _selector_names(expr: object) -> Iterator[str]:
-    if isinstance(expr, pp.VectorSelector):
-        if expr.name:
-            yield expr.name
-        return
-    if isinstance(expr, pp.MatrixSelector):
-        yield from _selector_names(expr.vector_selector)
-        return
-    for attribute in ("expr", "lhs", "rhs", "param"):
-        child = getattr(expr, attribute, None)
-        if child is not None:
-            yield from _selector_names(child)
-    for child in getattr(expr, "args", None) or ():
-        yield from _selector_names(child)
-
-
 def _metric_names(query: str) -> list[str]:
-    try:
-        return list(dict.fromkeys(_selector_names(pp.parse(query))))
-    except ValueError:
-        return []
+    names = selected_metric_names([query])
+    return sorted(names) if names else []
 
 
 def _namespace(manifests: ManifestSet, scaled_object: Manifest, given: str | None) -> str:

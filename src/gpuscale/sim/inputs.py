@@ -33,8 +33,10 @@ pointing at another Prometheus) is returned as :attr:`SimulationInputs.warnings`
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+
+import promql_parser as pp
 
 from gpuscale.controllers import scheduler
 from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
@@ -73,7 +75,14 @@ from gpuscale.sim.specs import (
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 
-__all__ = ["APPROXIMATIONS", "SimulationInputs", "build_inputs", "gauges_of", "needs_capacity"]
+__all__ = [
+    "APPROXIMATIONS",
+    "SimulationInputs",
+    "build_inputs",
+    "gauges_of",
+    "needs_capacity",
+    "selected_metric_names",
+]
 
 APPROXIMATIONS = (
     "Scheduler: no volumes, ports, inter-pod affinity, topology spread, image locality, "
@@ -128,6 +137,9 @@ class SimulationInputs:
     """Things modelled as written but probably not meant (one line each)."""
     latency_targets: Mapping[str, float] = field(default_factory=dict)
     """Workload key → the profile's latency target (seconds)."""
+    scrape_only: frozenset[str] | None = None
+    """The metric names the triggers' queries can select; only those series are stored
+    during a run (an exact saving: no query can see the others). None: all of them."""
 
     def backend(self) -> PromQLBackend:
         """A fresh metrics backend with this Prometheus' lookback and version."""
@@ -162,6 +174,7 @@ class SimulationInputs:
             scalers=self.scalers(),
             load=load,
             audit=audit,
+            scrape_only=self.scrape_only,
         )
 
     def workload_key(self, name: str) -> str:
@@ -184,6 +197,36 @@ def gauges_of(scenario: Scenario | None, workloads: Sequence[str]) -> dict[str, 
         if step.name not in names:
             names.append(step.name)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _selectors(expr: object) -> Iterator[str | None]:
+    if isinstance(expr, pp.VectorSelector):
+        yield expr.name or None
+        return
+    if isinstance(expr, pp.MatrixSelector):
+        yield from _selectors(expr.vector_selector)
+        return
+    for attribute in ("expr", "lhs", "rhs", "param"):
+        child = getattr(expr, attribute, None)
+        if child is not None:
+            yield from _selectors(child)
+    for child in getattr(expr, "args", None) or ():
+        yield from _selectors(child)
+
+
+def selected_metric_names(queries: Sequence[str]) -> frozenset[str] | None:
+    """The metric names ``queries`` select by name, or None when one of their selectors
+    has no plain name (``{job="x"}``, ``{__name__=~"..."}``) and could select anything."""
+    names: set[str] = set()
+    for query in queries:
+        try:
+            found = list(_selectors(pp.parse(query)))
+        except ValueError:
+            return None
+        if any(name is None for name in found):
+            return None
+        names.update(name for name in found if name is not None)
+    return frozenset(names)
 
 
 def _where(manifest: Manifest, path: KeyPath) -> str:
@@ -756,7 +799,8 @@ def build_inputs(
         ),
     )
     lookback_ms = round(profile.prometheus.lookback_delta * 1000)
-    window = _longest_window_ms([t.query for s in sources for t in s.hpa.triggers if t is not None])
+    queries = [t.query for s in sources for t in s.hpa.triggers if t is not None]
+    window = _longest_window_ms(queries)
     retention_ms = 2 * (window + lookback_ms) + 3_600_000
     return SimulationInputs(
         spec=sim_spec,
@@ -771,6 +815,7 @@ def build_inputs(
             for w in specs
             if w.capacity is not None and w.capacity.latency_target_s is not None
         },
+        scrape_only=selected_metric_names(queries),
     )
 
 

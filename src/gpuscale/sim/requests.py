@@ -158,6 +158,7 @@ class Router:
         buckets: tuple[float, ...],
         seed: int,
         round_robin: bool = False,
+        track_busy: bool = True,
     ) -> None:
         if capacity.uses_tokens and not source.has_tokens and capacity.service_time_s is None:
             raise ValueError(
@@ -183,6 +184,9 @@ class Router:
         self.arrived = 0
         self._rng = np.random.default_rng(seed)
         self._round_robin = round_robin
+        self._track_busy = track_busy
+        """Keep each replica's recent run times (for GPU utilisation); off when nothing reads
+        utilisation, which spares the memory of every request's timing."""
         self._rr = 0
         self._window = -1
         self._times: list[float] = []
@@ -262,6 +266,7 @@ class Router:
                 [s.busy.append for s in endpoints],
             )
         heaps, gone, pending, busy = bound
+        track = self._track_busy
         replace = heapq.heapreplace
         nan = math.nan
         if self._round_robin:
@@ -288,7 +293,8 @@ class Router:
             end = start + work
             if end > deadline:
                 replace(free, deadline)
-                busy[idx]((deadline, start, arrival, -1))
+                if track:
+                    busy[idx]((deadline, start, arrival, -1))
                 log(nan)
                 exceptions[n] = TIMED_OUT
                 n += 1
@@ -296,7 +302,8 @@ class Router:
             replace(free, end)
             entry = (end, start, arrival, n)
             pending[idx](entry)
-            busy[idx](entry)
+            if track:
+                busy[idx](entry)
             log(end - arrival)
             n += 1
 
@@ -322,13 +329,15 @@ class Router:
             end = start + service
             if end > deadline:
                 heapq.heapreplace(free, deadline)
-                server.busy.append((deadline, start, arrival, -1))
+                if self._track_busy:
+                    server.busy.append((deadline, start, arrival, -1))
                 self._log(math.nan, TIMED_OUT)
                 continue
             heapq.heapreplace(free, end)
             entry = (end, start, arrival, self._log(end - arrival, SERVED))
             server.pending.append(entry)
-            server.busy.append(entry)
+            if self._track_busy:
+                server.busy.append(entry)
 
     def add_endpoint(self, server: ReplicaServer, now: float) -> None:
         """Start routing to ``server`` at ``now`` (call after :meth:`advance` to ``now``)."""

@@ -32,7 +32,7 @@ import itertools
 import math
 import random
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gpuscale.controllers import cluster_autoscaler as ca
@@ -64,6 +64,22 @@ from gpuscale.timeline import Decision, Header, Record, WorkloadState
 __all__ = ["CostReport", "LoadSpec", "SimulationResult", "World"]
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
+_EXPORTER_NAMES = frozenset({"gpu_gfx_activity", "DCGM_FI_DEV_GPU_UTIL"})
+
+
+def _ksm_names() -> frozenset[str]:
+    deployment = ksm.DeploymentStatus("n", "d", 1, 1, 1, 1, 1)
+    pod = ksm.PodInfo("n", "p", "u", "Running", True, True, "node", "1.1.1.1", "2.2.2.2", "R", "r")
+    node = ksm.NodeInfo("node", {"a": "b"}, "1.1.1.1", "id")
+    series = [
+        *ksm.deployment_series(deployment),
+        *ksm.pod_series(pod),
+        *ksm.node_series(node, ("a",)),
+    ]
+    return frozenset(name for name, _, _ in series)
+
+
+_KSM_NAMES = _ksm_names()
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +306,10 @@ class _Workload:
         return [p for p in self.pods.values() if p.deleted_at is None]
 
 
+def _name_of(key: SeriesKey) -> str:
+    return next((value for label, value in key if label == "__name__"), "")
+
+
 def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is b
@@ -314,6 +334,7 @@ class World:
         warm_start: bool = True,
         audit: bool = False,
         engine: Engine | None = None,
+        scrape_only: Collection[str] | None = None,
     ) -> None:
         self.spec = spec
         self.metrics = metrics
@@ -357,8 +378,11 @@ class World:
         self._ksm_last: tuple[tuple[object, ...], list[SeriesKey], list[float]] | None = None
         self._servers: dict[str, list[ReplicaServer]] = {}
         self.scrape = ScrapeManager(
-            self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s
+            self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s, keep=scrape_only
         )
+        keep = self.scrape.keep
+        # request timing for GPU utilisation is kept only when an exporter is scraped
+        self._track_busy = keep is None or "up" in keep or not keep.isdisjoint(_EXPORTER_NAMES)
 
         self.workloads: dict[str, _Workload] = {}
         interned: dict[tuple[object, ...], PodRequirements] = {}
@@ -482,6 +506,7 @@ class World:
                 buckets=workload.spec.metric_names.buckets,
                 seed=router_seed + index,
                 round_robin=self.spec.control_plane.load_balancing == "round-robin",
+                track_busy=self._track_busy,
             )
             self._servers[workload.spec.key] = []
             if trace is not None:
@@ -1134,6 +1159,7 @@ class World:
             self._collect_ksm,
             honor_labels=True,
             seed=prometheus.offset_seed,
+            names=_KSM_NAMES,
         )
         self.scrape.add(target, immediate=True)
 
@@ -1282,6 +1308,7 @@ class World:
             collect,
             honor_labels=spec.honor_labels,
             seed=self.spec.prometheus.offset_seed,
+            names={_name_of(key) for key in fixed_keys},
         )
 
     def _exporter_target(self, node: _Node) -> ScrapeTarget:
@@ -1360,6 +1387,7 @@ class World:
             collect,
             honor_labels=True,
             seed=prometheus.offset_seed,
+            names=_EXPORTER_NAMES,
         )
 
     # ------------------------------------------------------------------ timeline
