@@ -57,6 +57,7 @@ from gpuscale.controllers.keda import (
     fallback_metric,
     hpa_metric_value,
     is_paused,
+    metric_quantity,
     metrics_and_activity,
     parse_prometheus_response,
     paused_replica_count,
@@ -172,6 +173,9 @@ class ScaledObjectLoops:
                 (trigger, metric.name, metric.target, spec.triggers[index].use_cached_metrics)
             )
         self.target_types = {m.name: m.target_type for m in source.hpa.metrics}
+        self._by_name = {
+            name: (trigger, threshold, cached) for trigger, name, threshold, cached in self.triggers
+        }
         self.fallback = None if spec.fallback is None else spec.fallback.as_k8s()
         self.health: dict[str, dict[str, object]] = {}
         self.records: dict[str, MetricsRecord] = {}
@@ -239,7 +243,7 @@ class ScaledObjectLoops:
             return ScaleDecision()
         metrics: dict[str, float | None] = {}
         states: list[TriggerState] = []
-        notes: list[str] = []
+        facts: list[tuple[str, float | None, bool, str | None, float | None]] = []
         for trigger, name, threshold, cached in self.triggers:
             raw, error = trigger_value(view.metrics, trigger, view.now_ms)
             metrics[f"query:{name}"] = raw
@@ -248,12 +252,19 @@ class ScaledObjectLoops:
             if error is None:
                 assert raw is not None
                 value, active = metrics_and_activity(trigger, raw)
-                notes.append(
-                    f"{name} {raw:g} {'>' if active else '<='} activation "
-                    f"{trigger.activation_threshold:g}"
-                )
-            else:
-                notes.append(f"{name} failed: {error}")
+            if self.fallback is None:
+                # GetMetricsWithFallback without a fallback: the scaler's result as it is,
+                # the health untouched
+                facts.append((name, raw, active, error, None))
+                if error is not None:
+                    states.append(TriggerState(name, error=error))
+                    if cached:
+                        self.records[name] = MetricsRecord(None, False, error)
+                    continue
+                states.append(TriggerState(name, active=active, value=value))
+                if cached:
+                    self.records[name] = MetricsRecord(value, active, None)
+                continue
             try:
                 handed = fallback_metric(
                     value=value,
@@ -268,13 +279,15 @@ class ScaledObjectLoops:
                 )
             except FallbackError as failure:
                 self.health = failure.health
+                facts.append((name, raw, active, error, None))
                 states.append(TriggerState(name, error=str(failure)))
                 if cached:
                     self.records[name] = MetricsRecord(None, False, str(failure))
                 continue
             self.health = handed.health
-            if handed.fallback_active:
-                notes.append(f"{name} fallback {handed.value:g}")
+            facts.append(
+                (name, raw, active, error, handed.value if handed.fallback_active else None)
+            )
             states.append(
                 TriggerState(
                     name,
@@ -306,8 +319,8 @@ class ScaledObjectLoops:
         if request.last_active_time is not None:
             # status.lastActiveTime is a metav1.Time: whole seconds
             self.last_active_time = float(math.floor(request.last_active_time))
-        detail = "; ".join(notes)
         if request.scaled:
+            detail = self._notes(facts)
             if request.action == "activate":
                 reason = "KEDAScaleTargetActivated"
                 text = (
@@ -329,6 +342,7 @@ class ScaledObjectLoops:
         key = (request.active, request.active_reason, request.ready_reason, state.is_error)
         if key != self._poll_state:
             if not request.scaled:
+                detail = self._notes(facts)
                 action = "active" if request.active else "inactive"
                 if state.is_error:
                     action = "error"
@@ -350,14 +364,27 @@ class ScaledObjectLoops:
             metrics=metrics,
         )
 
+    def _notes(self, facts: list[tuple[str, float | None, bool, str | None, float | None]]) -> str:
+        """What each trigger read, for a decision's detail."""
+        thresholds = {name: trigger.activation_threshold for trigger, name, _, _ in self.triggers}
+        notes = []
+        for name, raw, active, error, fallback in facts:
+            if error is not None:
+                notes.append(f"{name} failed: {error}")
+            elif raw is not None:
+                notes.append(
+                    f"{name} {raw:g} {'>' if active else '<='} activation {thresholds[name]:g}"
+                )
+            if fallback is not None:
+                notes.append(f"{name} fallback {fallback:g}")
+        return "; ".join(notes)
+
     # ------------------------------------------------------------------ the HPA
 
     def read_metrics(self, view: ScaleView) -> tuple[list[MetricInput], dict[str, float | None]]:
         """What KEDA's metrics server answers the HPA for each of its metrics."""
         assert self.hpa is not None
-        by_name = {
-            name: (trigger, threshold, cached) for trigger, name, threshold, cached in self.triggers
-        }
+        by_name = self._by_name
         values: list[MetricInput] = []
         seen: dict[str, float | None] = {}
         for metric in self.hpa.metrics:
@@ -367,6 +394,19 @@ class ScaledObjectLoops:
             live_error: str | None = None
             if not cached or record is None:
                 live_value, live_error = trigger_value(view.metrics, trigger, view.now_ms)
+                if self.fallback is None:
+                    # hpa_metric_value without a fallback: the live value as a milli
+                    # quantity, or the metric's error; the health is not touched
+                    if live_error is None and live_value is not None:
+                        handed = metric_quantity(live_value)
+                        values.append([handed])
+                        seen[f"hpa:{metric.name}"] = handed
+                    else:
+                        values.append(
+                            FallbackError(f"metric:{metric.name} encountered error", self.health)
+                        )
+                        seen[f"hpa:{metric.name}"] = None
+                    continue
             try:
                 read = hpa_metric_value(
                     metric_name=metric.name,

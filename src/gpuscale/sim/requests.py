@@ -95,8 +95,18 @@ class ReplicaServer:
         self.accepting = True
         self.gone_at = math.inf
 
-    def snapshot(self, t: float, bounds: list[float]) -> tuple[int, int]:
-        """Count requests answered by ``t``; return (in flight, queued) at ``t``."""
+    def snapshot(self, t: float, bounds: list[float], *, latencies: bool = True) -> tuple[int, int]:
+        """Count requests answered by ``t``; return (in flight, queued) at ``t``.
+
+        ``latencies=False`` skips the latency histogram and sum (when nothing reads them);
+        the answered count is kept either way."""
+        if not latencies:
+            pending = self.pending
+            still = [entry for entry in pending if entry[0] > t]
+            self.completed += len(pending) - len(still)
+            running = sum(1 for entry in still if entry[1] <= t)
+            pending[:] = still
+            return running, len(still) - running
         in_flight = queued = completed = 0
         total = 0.0
         keep: list[tuple[float, float, float, int]] = []

@@ -1280,6 +1280,10 @@ class World:
                 (("__name__", f"{names.latency}_count"),),
             ]
         fixed_keys = tuple(keys)
+        keep = self.scrape.keep
+        latencies = keep is None or not keep.isdisjoint(
+            {f"{names.latency}_bucket", f"{names.latency}_sum", f"{names.latency}_count"}
+        )
 
         def collect(now: float) -> tuple[Sequence[SeriesKey], Sequence[float]] | None:
             if now >= pod.gone_at or pod.state == "Gone" or now < pod.serving_at:
@@ -1293,7 +1297,7 @@ class World:
                 router.advance(now)
                 if now >= server.gone_at:
                     return None
-                in_flight, queued = server.snapshot(now, router.bounds)
+                in_flight, queued = server.snapshot(now, router.bounds, latencies=latencies)
                 completed = float(server.completed)
                 values += (float(in_flight), float(queued), completed)
                 values += map(float, itertools.accumulate(server.histogram))

@@ -311,3 +311,26 @@ def test_generated_hpa_shape_for_the_tutorial_threshold() -> None:
 def test_an_empty_answer_follows_ignore_null_values(ignore: bool) -> None:
     value, error = trigger_value(_Answer(VectorResult((), 0)), _trigger(ignore), 0)  # type: ignore[arg-type]
     assert (value, error is None) == ((0.0, True) if ignore else (None, False))
+
+
+def test_without_fallback_a_failing_trigger_is_the_hpa_metric_error() -> None:
+    text = MANIFESTS.format(
+        replicas=2,
+        min=1,
+        query=json.dumps('sum(load{namespace="nowhere"})'),
+        extra="",
+        annotations="{}",
+    ).replace('threshold: "10"', 'threshold: "10"\n        ignoreNullValues: "false"')
+    inputs = build_inputs(
+        ManifestSet(load_text(text, "app.yaml")),
+        load_profile_text(PROFILE, "gpuscale.yaml"),
+        gauges={"app": ("load",)},
+    )
+    result = inputs.simulation(seed=1).run(120.0)
+    hpa = _decisions(result, "hpa")
+    assert [d.reason for _, d in hpa] == ["FailedGetExternalMetric"]
+    assert "metric:s0-prometheus encountered error" in hpa[0][1].detail
+    keda = _decisions(result, "keda")
+    assert keda[0][1].reason == "TriggerError"
+    assert "the result is empty" in keda[0][1].detail
+    assert _spec(result, 120) == 2  # an error without fallback freezes the count
