@@ -68,6 +68,31 @@ def _simulate(
     )
 
 
+def _elsewhere(folder: Path, scenario_path: Path, seed: int) -> str | None:
+    """What the tutorial does in namespace ``default``: one line, from a short run."""
+    outcome = _simulate(folder, scenario_path, "default", "tutorial-default", seed)
+    if outcome.inputs.spec.workloads[0].scraped:
+        return None
+    stats = outcome.stats.replicas[0]
+    values = sorted(
+        {
+            value
+            for record in outcome.result.records
+            if (value := record.workloads[0].metrics.get("query:s0-prometheus")) is not None
+        }
+    )
+    read = ", ".join(f"{v:g}" for v in values) or "nothing"
+    return (
+        "Applied to any other namespace (-n default here), its ServiceMonitor scrapes nothing: "
+        f"KEDA's query reads {read} (an empty answer is 0 with ignoreNullValues) and the "
+        + (
+            f"replica count stays at {stats.min_spec} whatever the gauge says."
+            if stats.min_spec == stats.max_spec
+            else f"replica count moves only between {stats.min_spec} and {stats.max_spec}."
+        )
+    )
+
+
 def _shown(path: Path) -> str:
     """``path`` relative to the working directory when it is below it."""
     try:
@@ -149,6 +174,7 @@ def demo_command(
     scenario = examples / "tutorial-scenario.yaml"
     tutorial = _simulate(examples / "tutorial", scenario, _TUTORIAL_NAMESPACE, "tutorial", seed)
     fixed = _simulate(examples / "tutorial-fixed", scenario, "default", "tutorial-fixed", seed)
+    elsewhere = _elsewhere(examples / "tutorial", scenario, seed)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -179,6 +205,7 @@ def demo_command(
                 }
                 for o in (tutorial, fixed)
             ],
+            "other_namespace": elsewhere,
             "written": {"timelines": files, "report": str(report)},
         }
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
@@ -205,6 +232,9 @@ def demo_command(
     out_console.print(f"  fixed:    {_shown(examples / 'tutorial-fixed')}/", soft_wrap=True)
     out_console.print()
     _print_story(out_console, "The tutorial", tutorial)
+    if elsewhere is not None:
+        out_console.print(f"  [italic]{elsewhere}[/italic]", highlight=False, soft_wrap=True)
+        out_console.print()
     _print_story(out_console, "The fix", fixed)
     out_console.print(summaries_table([tutorial, fixed], "Summary"))
     out_console.print()

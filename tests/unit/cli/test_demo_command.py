@@ -23,6 +23,8 @@ def test_demo_tells_the_story_and_writes_the_report(
     assert "cluster-autoscaler: scale-up gpu 1→2" in tutorial
     assert "deleted while still Pending" in tutorial
     assert "the same cycle repeats" in tutorial
+    assert "its ServiceMonitor scrapes nothing" in tutorial
+    assert "stays at 1 whatever the gauge says" in tutorial
     assert "HPA 2→1" not in fixed.split("Summary")[0]
     assert "went 1→2 and held" in fixed
     assert "gpuscale lint" in text
