@@ -27,8 +27,12 @@ from gpuscale.timeline import (
 MODULES = [
     "gpuscale.sim",
     "gpuscale.sim.engine",
+    "gpuscale.sim.flap",
+    "gpuscale.sim.inputs",
+    "gpuscale.sim.keda",
     "gpuscale.sim.load",
     "gpuscale.sim.metrics",
+    "gpuscale.sim.narrative",
     "gpuscale.sim.requests",
     "gpuscale.sim.scalers",
     "gpuscale.sim.scenario",
