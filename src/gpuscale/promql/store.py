@@ -113,7 +113,10 @@ class SeriesStore:
         self._by_labels: dict[Labels, int] = {}
         self._by_name: dict[str, dict[int, _Series]] = {}
         self._generation = 0
-        self._select_cache: dict[tuple[tuple[str, str, str], ...], tuple[int, list[_Series]]] = {}
+        self._name_generation: dict[str, int] = {}
+        self._select_cache: dict[
+            tuple[tuple[str, str, str], ...], tuple[str | None, int, list[_Series]]
+        ] = {}
         self._max_t: int | None = None
         self._next_sweep = math.inf if retention_ms is None else -math.inf
 
@@ -206,7 +209,6 @@ class SeriesStore:
 
     def drop_before(self, t_ms: int) -> None:
         """Drop every sample older than ``t_ms``."""
-        emptied = False
         for s in self._series:
             ts = s.ts
             if not ts or ts[0] >= t_ms:
@@ -218,9 +220,6 @@ class SeriesStore:
                 s.stale = [x for x in s.stale if x >= t_ms] or None
             if not ts and s.indexed:
                 self._unindex(s)
-                emptied = True
-        if emptied:
-            self._generation += 1
 
     # ----------------------------------------------------------------- reading
 
@@ -263,11 +262,21 @@ class SeriesStore:
         """
         if key is None:
             key = selection_key(matchers)
+        # a selection by metric name changes only when a series of that name comes or goes
         hit = self._select_cache.get(key)
-        if hit is not None and hit[0] == self._generation:
-            return hit[1]
-        candidates: Iterable[_Series]
+        if hit is not None:
+            name, seen, found = hit
+            now = self._generation if name is None else self._name_generation.get(name, 0)
+            if seen == now:
+                return found
         name_eq = [m.value for m in matchers if m.name == METRIC_NAME and m.op == "="]
+        selected_name = name_eq[0] if name_eq else None
+        generation = (
+            self._generation
+            if selected_name is None
+            else self._name_generation.get(selected_name, 0)
+        )
+        candidates: Iterable[_Series]
         if name_eq:
             bucket = self._by_name.get(name_eq[0])
             candidates = bucket.values() if bucket else ()
@@ -279,7 +288,7 @@ class SeriesStore:
         found.sort(key=lambda s: s.labels)
         if len(self._select_cache) > 4096:
             self._select_cache.clear()
-        self._select_cache[key] = (self._generation, found)
+        self._select_cache[key] = (selected_name, generation, found)
         return found
 
     # ----------------------------------------------------------------- internals
@@ -287,13 +296,18 @@ class SeriesStore:
     def _index(self, s: _Series) -> None:
         self._by_name.setdefault(s.name, {})[s.ref] = s
         s.indexed = True
-        self._generation += 1
+        self._changed(s.name)
 
     def _unindex(self, s: _Series) -> None:
         bucket = self._by_name.get(s.name)
         if bucket is not None:
             bucket.pop(s.ref, None)
         s.indexed = False
+        self._changed(s.name)
+
+    def _changed(self, name: str) -> None:
+        self._generation += 1
+        self._name_generation[name] = self._generation
 
     def _not_after_last(self, s: _Series, t_ms: int, value: float) -> None:
         last_t = s.ts[-1]
