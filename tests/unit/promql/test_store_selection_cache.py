@@ -1,5 +1,5 @@
-"""Selections by metric name stay cached while only other metrics' series come and go, and
-are recomputed when a series of their own name appears or leaves (retention included)."""
+"""Cached selections stay while only series they do not match come and go, and are
+recomputed when a series they match appears or leaves (retention included)."""
 
 from __future__ import annotations
 
@@ -46,3 +46,14 @@ def test_queries_see_new_series_of_their_metric() -> None:
     store.append({"__name__": "y", "pod": "a"}, 2_000, 5.0)
     store.append({"__name__": "x", "pod": "b"}, 2_000, 2.0)
     assert engine.instant("sum(x)", 3_000).samples[0].value == 3.0  # type: ignore[attr-defined]
+
+
+def test_a_new_series_of_the_same_name_elsewhere_keeps_the_selection() -> None:
+    store = SeriesStore()
+    store.append({"__name__": "q", "service": "a"}, 1_000, 1.0)
+    mine = [_eq("__name__", "q"), _eq("service", "a")]
+    first = store.select(mine)
+    store.append({"__name__": "q", "service": "b"}, 2_000, 1.0)
+    assert store.select(mine) is first
+    store.append({"__name__": "q", "service": "a", "pod": "2"}, 3_000, 1.0)
+    assert len(store.select(mine)) == 2
