@@ -33,7 +33,9 @@ class Moment:
     """One line of the story."""
 
     t: float
+    """When (seconds since the start of the run)."""
     text: str
+    """What happened, e.g. ``HPA 1→2: metric 160 / target 80``."""
 
     def __str__(self) -> str:
         return f"{when(self.t)} {self.text}"

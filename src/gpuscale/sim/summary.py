@@ -423,9 +423,11 @@ class TableRow:
     """One line of the summary table."""
 
     label: str
+    """What the value is, e.g. ``flaps``; runs side by side line up by it."""
     value: TableValue
     """A number, or text already formatted (durations, dollars); None: not applicable."""
     note: str = ""
+    """How to read it, or why (may be empty)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,7 +435,9 @@ class TableSection:
     """A titled group of rows; runs side by side line up by title and label."""
 
     title: str
+    """``Workload <name>``, ``Pool <name>``, ``Cost``, ``Requests <name>``..."""
     rows: tuple[TableRow, ...]
+    """The rows, in display order."""
 
 
 def _duration(seconds: float | None) -> str | None:
