@@ -4,15 +4,19 @@ timeline record by record (and the same request log).
 - Storing only the series the queries can select (``scrape_only``), and not running the
   scrape loops of targets with none of them (``gpuscale.sim.scrape``).
 - Answering a repeated query at the same instant from memory when nothing was written
-  since (``PromQLBackend``).
+  since, and reusing the previous answer of a value-only query whose selectors pick the
+  same values (``PromQLBackend``).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuscale.manifests import ManifestSet, load_paths, load_text
 from gpuscale.profile import load_profile, load_profile_text
@@ -88,7 +92,12 @@ def _both(
     fast = inputs.simulation(load=load, seed=5).run(until)
     full = Simulation(
         inputs.spec,
-        metrics=inputs.backend(),
+        metrics=PromQLBackend(
+            lookback_ms=inputs.lookback_ms,
+            version="2" if inputs.prometheus_version == "2" else "3",
+            retention_ms=inputs.retention_ms,
+            reuse_values=False,
+        ),
         seed=5,
         scalers=inputs.scalers(),
         load=load,
@@ -169,3 +178,80 @@ def test_a_repeated_query_at_the_same_instant_is_the_same_answer() -> None:
     assert isinstance(again, VectorResult)
     assert again.samples[0].value == 5.0
     assert backend.evaluations == 2
+
+
+QUERIES = [
+    'sum(g{job="a"})',
+    "sum(g) / sum(h)",
+    "max by (pod) (g) > bool 2",
+    "count(g != 0)",
+    "clamp_min(avg(g), 1) * 3",
+    "scalar(sum(h)) + 1",
+    'abs(-sum(g{pod!="p1"}))',
+    # not value-only: always evaluated, must still agree
+    "sum(rate(g[1m]))",
+    'sum(g{pod=~"p."})',
+    "timestamp(h)",
+]
+
+
+def _answer(result: Result) -> object:
+    if isinstance(result, VectorResult):
+        return (
+            result.t_ms,
+            [(s.labels, "nan" if s.value != s.value else s.value) for s in result.samples],
+        )
+    return result.to_api_json()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["2", "3"]),
+    st.lists(
+        st.tuples(
+            st.integers(1, 40_000),
+            st.sampled_from(["g", "h"]),
+            st.sampled_from(["p1", "p2"]),
+            st.sampled_from([0.0, 1.0, 3.0, math.nan, None]),
+        ),
+        max_size=60,
+    ),
+    st.lists(st.integers(0, 45_000), min_size=1, max_size=40),
+)
+def test_reused_values_are_the_engine_answers(version: str, writes, times) -> None:  # type: ignore[no-untyped-def]
+    fast = PromQLBackend(lookback_ms=10_000, version=version)  # type: ignore[arg-type]
+    slow = PromQLBackend(lookback_ms=10_000, version=version, reuse_values=False)  # type: ignore[arg-type]
+    events = sorted(
+        [(t, 0, w) for t, *w in writes] + [(t, 1, None) for t in times], key=lambda e: e[:2]
+    )
+    last: dict[tuple[str, str], int] = {}
+    for t, kind, write in events:
+        if kind == 0:
+            name, pod, value = write
+            if last.get((name, pod), -1) >= t:
+                continue
+            last[(name, pod)] = t
+            for backend in (fast, slow):
+                labels = {"__name__": name, "job": "a", "pod": pod}
+                if value is None:
+                    backend.mark_stale(labels, t)
+                else:
+                    backend.append_scrape([backend.series_ref(labels)], t, [value])
+            continue
+        for query in QUERIES:
+            assert _answer(fast.instant(query, t)) == _answer(slow.instant(query, t)), query
+    assert slow.reused == 0
+
+
+def test_a_steady_gauge_reuses_answers() -> None:
+    backend = PromQLBackend()
+    ref = backend.series_ref({"__name__": "g", "pod": "a"})
+    for step in range(20):
+        backend.append_scrape([ref], step * 30_000, [160.0])
+        for t in (step * 30_000 + 1, step * 30_000 + 15_000):
+            result = backend.instant("sum(g) / 2", t)
+            assert isinstance(result, VectorResult)
+            assert result.samples[0].value == 80.0
+            assert result.t_ms == t
+    assert backend.reused >= 30
+    assert backend.evaluations <= 10
