@@ -176,6 +176,8 @@ class ScaledObjectLoops:
         self._by_name = {
             name: (trigger, threshold, cached) for trigger, name, threshold, cached in self.triggers
         }
+        self._hpa_keys = {name: f"hpa:{name}" for _, name, _, _ in self.triggers}
+        self._query_keys = {name: f"query:{name}" for _, name, _, _ in self.triggers}
         self.fallback = None if spec.fallback is None else spec.fallback.as_k8s()
         self.health: dict[str, dict[str, object]] = {}
         self.records: dict[str, MetricsRecord] = {}
@@ -246,7 +248,7 @@ class ScaledObjectLoops:
         facts: list[tuple[str, float | None, bool, str | None, float | None]] = []
         for trigger, name, threshold, cached in self.triggers:
             raw, error = trigger_value(view.metrics, trigger, view.now_ms)
-            metrics[f"query:{name}"] = raw
+            metrics[self._query_keys[name]] = raw
             value: float | None = None
             active = False
             if error is None:
@@ -400,12 +402,12 @@ class ScaledObjectLoops:
                     if live_error is None and live_value is not None:
                         handed = metric_quantity(live_value)
                         values.append([handed])
-                        seen[f"hpa:{metric.name}"] = handed
+                        seen[self._hpa_keys[metric.name]] = handed
                     else:
                         values.append(
                             FallbackError(f"metric:{metric.name} encountered error", self.health)
                         )
-                        seen[f"hpa:{metric.name}"] = None
+                        seen[self._hpa_keys[metric.name]] = None
                     continue
             try:
                 read = hpa_metric_value(
@@ -442,8 +444,9 @@ class ScaledObjectLoops:
             ready_pods=view.ready_replicas,
             metric_values=values,
         )
-        decisions = _hpa_decisions(result, self.source, self._hpa_state)
-        self._hpa_state = _hpa_key(result)
+        key = _hpa_key(result)
+        decisions = _hpa_decisions(result, self.source, key != self._hpa_state)
+        self._hpa_state = key
         return ScaleDecision(
             replicas=result.replicas if result.rescaled else None,
             desired=result.desired_replicas,
@@ -457,8 +460,10 @@ def _hpa_key(result: ReconcileResult) -> tuple[object, ...]:
 
 
 def _hpa_decisions(
-    result: ReconcileResult, source: ScaledObjectSource, previous: tuple[object, ...] | None
+    result: ReconcileResult, source: ScaledObjectSource, changed: bool
 ) -> tuple[Decision, ...]:
+    if not (result.rescaled or changed):
+        return ()
     target = _target_ref(source)
     if result.rescaled:
         return (
@@ -471,8 +476,6 @@ def _hpa_decisions(
                 f"{result.describe()}",
             ),
         )
-    if _hpa_key(result) == previous:
-        return ()
     able = result.condition("AbleToScale")
     active = result.condition("ScalingActive")
     limited = result.condition("ScalingLimited")

@@ -353,6 +353,9 @@ class World:
         self.records: list[Record] = []
         self._decisions: list[Decision] = []
         self._dirty = False
+        self._changes = 0
+        """Counts every change the timeline sees (which includes every change of what
+        kube-state-metrics reports)."""
         self._flush: Handle | None = None
         self._load_values: dict[str, float] = {}
         self._nodes: list[_Node] = []
@@ -376,6 +379,7 @@ class World:
         self._gpus_state: dict[str, tuple[int, int]] = {p.name: (0, 0) for p in spec.pools}
         self._ksm_cache: dict[object, list[tuple[SeriesKey, float]]] = {}
         self._ksm_last: tuple[tuple[object, ...], list[SeriesKey], list[float]] | None = None
+        self._ksm_seen = -1
         self._servers: dict[str, list[ReplicaServer]] = {}
         self.scrape = ScrapeManager(
             self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s, keep=scrape_only
@@ -435,6 +439,7 @@ class World:
 
     def _touch(self) -> None:
         self._dirty = True
+        self._changes += 1
         if self._flush is None:
             self._flush = self.engine.at(
                 self.engine.now, self._write_record, priority=Priority.TIMELINE
@@ -1173,6 +1178,10 @@ class World:
         return hit
 
     def _collect_ksm(self, now: float) -> tuple[Sequence[SeriesKey], Sequence[float]]:
+        last = self._ksm_last
+        if last is not None and self._ksm_seen == self._changes:
+            return last[1], last[2]  # nothing changed since the last scrape
+        self._ksm_seen = self._changes
         allow = self.spec.prometheus.node_label_allowlist
         cache = self._ksm_cache
         parts: list[tuple[object, ...]] = []

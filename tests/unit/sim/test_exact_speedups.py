@@ -255,3 +255,28 @@ def test_a_steady_gauge_reuses_answers() -> None:
             assert result.t_ms == t
     assert backend.reused >= 30
     assert backend.evaluations <= 10
+
+
+def test_kube_state_metrics_answers_from_its_last_scrape_only_when_nothing_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gpuscale.sim.world import World
+
+    path = ROOT / "examples" / "tutorial"
+    inputs = build_inputs(
+        load_paths([path]),
+        load_profile(path / "gpuscale.yaml"),
+        namespace="kube-system",
+        gauges={"go-from-configmap": ("my_custom_gauge",)},
+    )
+    scenario = parse_scenario(SCENARIO.read_text(), source=str(SCENARIO))
+    fast = inputs.simulation(load=LoadSpec(scenario=scenario), seed=2).run(3600.0)
+    original = World._collect_ksm
+
+    def always(self: World, now: float):  # type: ignore[no-untyped-def]
+        self._ksm_seen = -2
+        return original(self, now)
+
+    monkeypatch.setattr(World, "_collect_ksm", always)
+    full = inputs.simulation(load=LoadSpec(scenario=scenario), seed=2).run(3600.0)
+    _same(fast, full)
