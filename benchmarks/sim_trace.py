@@ -1,5 +1,9 @@
 """Benchmark: request-level replay of AzureLLMInferenceTrace_conv.csv (target: 7 days in
-<= 15 s wall on 2 cores), and how wall time grows with duration and workload count.
+<= 15 s wall on 2 cores), and how the time grows with duration and workload count.
+
+The production path: manifests and a profile read by build_inputs (an LLM server with a
+ScaledObject on in-flight + queued requests), the real PromQL engine, the real KEDA poll
+(30 s) and HPA (15 s), scrapes every 30 s, the cluster autoscaler every 10 s.
 
 Run:
   .venv/bin/python benchmarks/sim_trace.py week            # one workload, trace tiled to 7 days
@@ -15,54 +19,40 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from sim_common import TimedBackend, llm_pool, llm_scalers, llm_workload, timed
+from sim_common import TRACE, llm_inputs, load_average, timed
 
-from gpuscale.sim.simulation import Simulation
-from gpuscale.sim.specs import SimulationSpec
-from gpuscale.sim.testing import FakeMetricsBackend
+from gpuscale.sim.requests import SERVED
 from gpuscale.sim.traces import read_trace
 from gpuscale.sim.world import LoadSpec
 
-TRACE = "/work/shared/traces/AzureLLMInferenceTrace_conv.csv"
 
-
-def run(workloads: int, seconds: float, seed: int = 1):
+def run(workloads: int, seconds: float, seed: int = 1):  # type: ignore[no-untyped-def]
     trace = read_trace(TRACE)
     tiled = trace.tiled(seconds)
-    names = [f"llm-{i}" for i in range(workloads)]
-    spec = SimulationSpec(
-        tuple(llm_workload(n) for n in names),
-        (llm_pool(max_nodes=20 * workloads, min_nodes=2 * workloads),),
-    )
-    backend = TimedBackend(FakeMetricsBackend())
-    sim = Simulation(
-        spec,
-        metrics=backend,
-        seed=seed,
-        scalers={n: llm_scalers(n) for n in names},
-        load=LoadSpec(traces=dict.fromkeys(names, tiled)),
-    )
+    inputs = llm_inputs(workloads)
+    names = [w.name for w in inputs.spec.workloads]
+    sim = inputs.simulation(load=LoadSpec(traces=dict.fromkeys(names, tiled)), seed=seed)
     result = sim.run(seconds)
-    return result, backend, len(tiled) * workloads
+    return sim, result, len(tiled) * workloads
 
 
 def row(label: str, workloads: int, seconds: float) -> str:
     t = timed(lambda: run(workloads, seconds))
-    result, backend, requests = t.value
-    served = sum(log.count(0) for log in result.requests.values())
-    own = t.cpu_s - backend.query_s
+    sim, result, requests = t.value
+    backend = sim.world.metrics
+    served = sum(log.count(SERVED) for log in result.requests.values())
     return (
         f"| {label} | {workloads} | {seconds / 3600:g} h | {requests:,} | {t.wall_s:.2f} s | "
-        f"{t.cpu_s:.2f} s | {backend.query_s:.2f} s | {own:.2f} s | {result.events:,} | "
-        f"{backend.queries:,} | {result.scrapes:,} | {requests / own:,.0f} | "
-        f"{served / max(requests, 1):.3f} |"
+        f"{t.cpu_s:.2f} s | {result.events:,} | {result.events / t.cpu_s:,.0f} | "
+        f"{requests / t.cpu_s:,.0f} | {backend.queries:,} ({backend.evaluations:,}) | "
+        f"{result.scrapes:,} | {served / max(requests, 1):.3f} | {load_average():.1f} |"
     )
 
 
 HEADER = (
-    "| case | workloads | virtual time | requests | wall | CPU | of which fake queries | "
-    "CPU without queries | engine actions | queries | scrapes | requests per CPU-second "
-    "(without queries) | served fraction |\n"
+    "| case | workloads | virtual time | requests | wall | CPU | engine actions | "
+    "actions per CPU-second | requests per CPU-second | queries (evaluated) | scrapes | "
+    "served fraction | load average |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 

@@ -57,10 +57,12 @@ def root(
 
 # The command modules, in the order `gpuscale --help` lists them (the order a user meets them).
 COMMAND_MODULES = (
+    "demo_cmd",
     "init_cmd",
     "render_cmd",
     "profile_cmd",
     "lint_cmd",
+    "simulate_cmd",
     "report_cmd",
     "cluster_cmd",
     "install_cmd",

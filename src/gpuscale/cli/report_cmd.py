@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpuscale.cli._simulation import timeline_summary
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
 from gpuscale.report import (
@@ -30,9 +31,9 @@ from gpuscale.report import (
     format_value,
     read_timeline,
     side_by_side,
-    timeline_basics,
     write_report,
 )
+from gpuscale.report.series import run_end
 
 __all__ = ["report_command"]
 
@@ -117,12 +118,13 @@ def report_command(
         )
     decoded = [read_timeline(path) for path in timelines]
     labels = _labels(timelines, label or [], [t.header.meta for t in decoded])
+    # the simulator's summary, computed from the records alone (request logs are not in a
+    # timeline), for simulated, twin and live timelines alike
+    summaries = [timeline_summary(timeline, run_end(timeline)) for timeline in decoded]
     runs = [
-        ReportRun(label=name, timeline=timeline, source=str(path))
-        for name, timeline, path in zip(labels, decoded, timelines, strict=True)
+        ReportRun(label=name, timeline=timeline, summary=summary, source=str(path))
+        for name, timeline, summary, path in zip(labels, decoded, summaries, timelines, strict=True)
     ]
-    # Stand-in until gpuscale.sim.summary lands: facts read off the timeline only.
-    summaries = [timeline_basics(run.timeline) for run in runs]
     comparison: Comparison | None = None
     if len(runs) == 2:
         comparison = compare_timelines(

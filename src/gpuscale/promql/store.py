@@ -113,7 +113,11 @@ class SeriesStore:
         self._by_labels: dict[Labels, int] = {}
         self._by_name: dict[str, dict[int, _Series]] = {}
         self._generation = 0
-        self._select_cache: dict[tuple[tuple[str, str, str], ...], tuple[int, list[_Series]]] = {}
+        self._select_cache: dict[tuple[tuple[str, str, str], ...], list[_Series]] = {}
+        # the cached selections' matchers, by the metric name they select (None: any name)
+        self._cached: dict[
+            str | None, dict[tuple[tuple[str, str, str], ...], Sequence[Matcher]]
+        ] = {}
         self._max_t: int | None = None
         self._next_sweep = math.inf if retention_ms is None else -math.inf
 
@@ -206,7 +210,6 @@ class SeriesStore:
 
     def drop_before(self, t_ms: int) -> None:
         """Drop every sample older than ``t_ms``."""
-        emptied = False
         for s in self._series:
             ts = s.ts
             if not ts or ts[0] >= t_ms:
@@ -218,9 +221,6 @@ class SeriesStore:
                 s.stale = [x for x in s.stale if x >= t_ms] or None
             if not ts and s.indexed:
                 self._unindex(s)
-                emptied = True
-        if emptied:
-            self._generation += 1
 
     # ----------------------------------------------------------------- reading
 
@@ -258,16 +258,17 @@ class SeriesStore:
     ) -> list[_Series]:
         """Indexed series matching every matcher, sorted by labels (Prometheus' order).
 
-        Selections are cached until the set of series changes; ``key`` (from
-        ``selection_key``) saves recomputing the cache key on every evaluation.
+        Selections are cached until a series they match comes or goes (a new series, or
+        one emptied by retention); ``key`` (from ``selection_key``) saves recomputing the
+        cache key on every evaluation.
         """
         if key is None:
             key = selection_key(matchers)
         hit = self._select_cache.get(key)
-        if hit is not None and hit[0] == self._generation:
-            return hit[1]
-        candidates: Iterable[_Series]
+        if hit is not None:
+            return hit
         name_eq = [m.value for m in matchers if m.name == METRIC_NAME and m.op == "="]
+        candidates: Iterable[_Series]
         if name_eq:
             bucket = self._by_name.get(name_eq[0])
             candidates = bucket.values() if bucket else ()
@@ -279,7 +280,9 @@ class SeriesStore:
         found.sort(key=lambda s: s.labels)
         if len(self._select_cache) > 4096:
             self._select_cache.clear()
-        self._select_cache[key] = (self._generation, found)
+            self._cached.clear()
+        self._select_cache[key] = found
+        self._cached.setdefault(name_eq[0] if name_eq else None, {})[key] = tuple(matchers)
         return found
 
     # ----------------------------------------------------------------- internals
@@ -287,13 +290,27 @@ class SeriesStore:
     def _index(self, s: _Series) -> None:
         self._by_name.setdefault(s.name, {})[s.ref] = s
         s.indexed = True
-        self._generation += 1
+        self._changed(s)
 
     def _unindex(self, s: _Series) -> None:
         bucket = self._by_name.get(s.name)
         if bucket is not None:
             bucket.pop(s.ref, None)
         s.indexed = False
+        self._changed(s)
+
+    def _changed(self, s: _Series) -> None:
+        """``s`` came or went: drop the cached selections it belongs to, and only those."""
+        self._generation += 1
+        labels = s.label_map
+        for name in (s.name, None):
+            cached = self._cached.get(name)
+            if not cached:
+                continue
+            for key, matchers in list(cached.items()):
+                if all(m.matches(labels.get(m.name, "")) for m in matchers):
+                    del cached[key]
+                    self._select_cache.pop(key, None)
 
     def _not_after_last(self, s: _Series, t_ms: int, value: float) -> None:
         last_t = s.ts[-1]

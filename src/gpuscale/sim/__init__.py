@@ -1,18 +1,22 @@
 """The discrete-event simulator: an event heap in virtual time running the controller
 models at their real periods over modelled pods and nodes. Pure.
 
-Build a :class:`SimulationSpec` (workloads, node pools, timings), choose a
-:class:`MetricsBackend` (``gpuscale.promql`` in production, the test double in
-:mod:`gpuscale.sim.testing` meanwhile), plug in the :class:`Scaler` s that resize each
-workload (KEDA, the HPA), give it a :class:`LoadSpec` (a :class:`Scenario` and/or request
-:class:`Trace` s), then ``Simulation(...).run(until)``. The result carries the timeline
+Build a :class:`SimulationSpec` (workloads, node pools, timings), give it a
+:class:`MetricsBackend` (:class:`PromQLBackend`, over ``gpuscale.promql``), plug in the
+:class:`Scaler` s that resize each workload (KEDA, the HPA), give it a :class:`LoadSpec`
+(a :class:`Scenario` and/or request :class:`Trace` s), then
+``Simulation(...).run(until)`` — or read all of it from manifests and a profile with
+:func:`build_inputs`. :func:`steady_load_flap` answers the lint rule
+``flaps-under-steady-load``. The result carries the timeline
 records, the request logs and the cost; :func:`summarize` turns them into the summary.
 See ``docs/simulator.md``.
 """
 
 from gpuscale.sim.engine import Engine, Event, Handle, Priority, Process
+from gpuscale.sim.flap import FlapVerdict, steady_load_flap
+from gpuscale.sim.inputs import SimulationInputs, build_inputs
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
-from gpuscale.sim.metrics import MetricsBackend, query_scalar
+from gpuscale.sim.metrics import MetricsBackend, PromQLBackend, query_scalar
 from gpuscale.sim.requests import RequestLog
 from gpuscale.sim.scalers import ScaleDecision, Scaler, ScaleView
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario, parse_scenario
@@ -37,6 +41,7 @@ __all__ = [
     "CostReport",
     "Engine",
     "Event",
+    "FlapVerdict",
     "GaugeStep",
     "Handle",
     "LoadSpec",
@@ -44,6 +49,7 @@ __all__ = [
     "PoolSpec",
     "Priority",
     "Process",
+    "PromQLBackend",
     "PrometheusSpec",
     "RampStep",
     "RateSchedule",
@@ -57,15 +63,18 @@ __all__ = [
     "Scaler",
     "Scenario",
     "Simulation",
+    "SimulationInputs",
     "SimulationResult",
     "SimulationSpec",
     "Summary",
     "Trace",
     "TraceSource",
     "WorkloadSpec",
+    "build_inputs",
     "parse_scenario",
     "parse_trace",
     "query_scalar",
     "read_trace",
+    "steady_load_flap",
     "summarize",
 ]

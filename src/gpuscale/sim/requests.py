@@ -95,8 +95,18 @@ class ReplicaServer:
         self.accepting = True
         self.gone_at = math.inf
 
-    def snapshot(self, t: float, bounds: list[float]) -> tuple[int, int]:
-        """Count requests answered by ``t``; return (in flight, queued) at ``t``."""
+    def snapshot(self, t: float, bounds: list[float], *, latencies: bool = True) -> tuple[int, int]:
+        """Count requests answered by ``t``; return (in flight, queued) at ``t``.
+
+        ``latencies=False`` skips the latency histogram and sum (when nothing reads them);
+        the answered count is kept either way."""
+        if not latencies:
+            pending = self.pending
+            still = [entry for entry in pending if entry[0] > t]
+            self.completed += len(pending) - len(still)
+            running = sum(1 for entry in still if entry[1] <= t)
+            pending[:] = still
+            return running, len(still) - running
         in_flight = queued = completed = 0
         total = 0.0
         keep: list[tuple[float, float, float, int]] = []
@@ -158,6 +168,7 @@ class Router:
         buckets: tuple[float, ...],
         seed: int,
         round_robin: bool = False,
+        track_busy: bool = True,
     ) -> None:
         if capacity.uses_tokens and not source.has_tokens and capacity.service_time_s is None:
             raise ValueError(
@@ -183,6 +194,9 @@ class Router:
         self.arrived = 0
         self._rng = np.random.default_rng(seed)
         self._round_robin = round_robin
+        self._track_busy = track_busy
+        """Keep each replica's recent run times (for GPU utilisation); off when nothing reads
+        utilisation, which spares the memory of every request's timing."""
         self._rr = 0
         self._window = -1
         self._times: list[float] = []
@@ -262,6 +276,7 @@ class Router:
                 [s.busy.append for s in endpoints],
             )
         heaps, gone, pending, busy = bound
+        track = self._track_busy
         replace = heapq.heapreplace
         nan = math.nan
         if self._round_robin:
@@ -270,8 +285,10 @@ class Router:
             self._rr = first_rr + (j - i)
         else:
             targets = (self._draws[i:j] * count).astype(np.intp).tolist()
+        # a replica that went away drops what reaches it; while none has, skip the test
+        last_gone = min(gone)
         for arrival, work, idx in zip(times[i:j], service[i:j], targets, strict=True):
-            if arrival >= gone[idx]:
+            if arrival >= last_gone and arrival >= gone[idx]:
                 log(nan)
                 exceptions[n] = DROPPED
                 n += 1
@@ -288,7 +305,8 @@ class Router:
             end = start + work
             if end > deadline:
                 replace(free, deadline)
-                busy[idx]((deadline, start, arrival, -1))
+                if track:
+                    busy[idx]((deadline, start, arrival, -1))
                 log(nan)
                 exceptions[n] = TIMED_OUT
                 n += 1
@@ -296,7 +314,8 @@ class Router:
             replace(free, end)
             entry = (end, start, arrival, n)
             pending[idx](entry)
-            busy[idx](entry)
+            if track:
+                busy[idx](entry)
             log(end - arrival)
             n += 1
 
@@ -322,13 +341,15 @@ class Router:
             end = start + service
             if end > deadline:
                 heapq.heapreplace(free, deadline)
-                server.busy.append((deadline, start, arrival, -1))
+                if self._track_busy:
+                    server.busy.append((deadline, start, arrival, -1))
                 self._log(math.nan, TIMED_OUT)
                 continue
             heapq.heapreplace(free, end)
             entry = (end, start, arrival, self._log(end - arrival, SERVED))
             server.pending.append(entry)
-            server.busy.append(entry)
+            if self._track_busy:
+                server.busy.append(entry)
 
     def add_endpoint(self, server: ReplicaServer, now: float) -> None:
         """Start routing to ``server`` at ``now`` (call after :meth:`advance` to ``now``)."""

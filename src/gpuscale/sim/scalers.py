@@ -10,11 +10,9 @@ scale subresource would be), ``desired`` is shown as the HPA's ``status.desiredR
 query returned, ``hpa:<name>`` for what the HPA read) and ``decisions`` are recorded with
 their reasons.
 
-The real scalers are adapters (phase 2) over ``gpuscale.controllers.keda`` —
-``metrics_and_activity`` and ``request_scale`` at ``pollingInterval`` — and
-``gpuscale.controllers.hpa.HorizontalPodAutoscaler.reconcile`` every 15 s, whose metric
-read queries the backend live at every sync (no ``useCachedMetrics``). Stand-ins for
-tests are in :mod:`gpuscale.sim.testing`.
+The scalers are KEDA's polling loop and the HPA KEDA generates, both in
+:mod:`gpuscale.sim.keda` (``ScaledObjectLoops``) over ``gpuscale.controllers.keda`` and
+``gpuscale.controllers.hpa``. The tests' stand-ins are in ``tests/unit/sim/standins.py``.
 """
 
 from __future__ import annotations

@@ -28,13 +28,20 @@ A target's collector returns its samples as ``(keys, values)``, where each key i
 of ``(label, value)`` pairs including ``__name__``; it returns None when the scrape fails.
 A collector that returns the very same ``keys`` object as last time lets the scrape skip
 the series bookkeeping (nothing appeared or disappeared).
+
+**Only what is read is written.** A manager given ``keep`` (the metric names the
+simulation's queries can select) stores only those series, and does not run at all the
+loops of targets none of whose series (``ScrapeTarget.names``, ``up`` included) is among
+them. Samples no query can select cannot change any answer, so the run is the same; a
+test checks timelines with and without it, record by record.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+import operator
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 
 from gpuscale.sim.engine import Engine, Handle, Priority
 from gpuscale.sim.metrics import MetricsBackend
@@ -144,8 +151,10 @@ class ScrapeTarget:
         "last_keys",
         "last_refs",
         "name",
+        "names",
         "next_n",
         "offset",
+        "pick",
         "refs",
         "running",
         "up_ref",
@@ -161,8 +170,12 @@ class ScrapeTarget:
         *,
         honor_labels: bool = False,
         seed: int = 0,
+        names: Collection[str] | None = None,
     ) -> None:
         self.name = name
+        self.names = None if names is None else frozenset(names)
+        """The metric names its series can have (None: unknown); ``up`` is implied."""
+        self.pick: Callable[[Sequence[float]], Sequence[float]] | None = None
         self.labels = {k: v for k, v in labels.items() if v and not k.startswith("__")}
         self.interval = interval_s
         self.offset = target_offset(labels, url, interval_s, seed)
@@ -194,10 +207,19 @@ class ScrapeTarget:
 class ScrapeManager:
     """Scrape loops for a changing set of targets, writing into ``backend``."""
 
-    def __init__(self, engine: Engine, backend: MetricsBackend, *, refresh_s: float) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        backend: MetricsBackend,
+        *,
+        refresh_s: float,
+        keep: Collection[str] | None = None,
+    ) -> None:
         self.engine = engine
         self.backend = backend
         self.refresh_s = refresh_s
+        self.keep = None if keep is None else frozenset(keep)
+        """Metric names to store (None: all); see the module docstring."""
         self.scrapes = 0
         self._pending_add: list[ScrapeTarget] = []
         self._pending_remove: list[ScrapeTarget] = []
@@ -214,15 +236,29 @@ class ScrapeManager:
             self._tick = self.engine.at(self._next_tick(), self._apply, priority=Priority.SCRAPE)
 
     def add(self, target: ScrapeTarget, *, immediate: bool = False) -> None:
-        """Discover ``target``; its loop starts at the next refresh tick (or now)."""
+        """Discover ``target``; its loop starts at the next refresh tick.
+
+        ``immediate`` targets were there before the run: their loop starts now, and the
+        scrape they had one interval before their first one in the run is written too, so
+        that queries at the start see what a running Prometheus would."""
+        if not self.wanted(target):
+            return
         if immediate:
             self._start(target)
+            self._collect(target, target.first - target.interval)
             return
         if target in self._pending_remove:
             self._pending_remove.remove(target)
             return
         self._pending_add.append(target)
         self._schedule_tick()
+
+    def wanted(self, target: ScrapeTarget) -> bool:
+        """Whether any series of ``target`` can be read by a query."""
+        keep = self.keep
+        if keep is None or target.names is None or "up" in keep:
+            return True
+        return not keep.isdisjoint(target.names)
 
     def remove(self, target: ScrapeTarget) -> None:
         """Forget ``target``; its loop stops at the next refresh tick."""
@@ -276,25 +312,43 @@ class ScrapeManager:
         if target.running:
             return  # recreated before the markers were due: upstream writes none
         t_ms = round(at * 1000)
+        backend = self.backend
         for key in sorted(series):
-            self.backend.mark_stale(target.merged(key), t_ms)
+            backend.mark_stale_ref(target.refs[key], t_ms)
         if target.up_ref is not None:
-            self.backend.mark_stale({**target.labels, "__name__": "up"}, t_ms)
+            backend.mark_stale_ref(target.up_ref, t_ms)
         target.last = set()
         target.last_keys = ()
         target.last_refs = []
 
     def _scrape(self, target: ScrapeTarget) -> None:
-        now = self.engine.now
+        self._collect(target, self.engine.now)
+        target.next_n += 1
+        handle = target.handle
+        assert handle is not None
+        target.handle = self.engine.at(
+            target.first + target.next_n * target.interval, handle.action, priority=Priority.SCRAPE
+        )
+
+    def _collect(self, target: ScrapeTarget, now: float) -> None:
         self.scrapes += 1
         t_ms = round(now * 1000)
         backend = self.backend
         result = target.collect(now)
-        if target.up_ref is None:
-            target.up_ref = backend.series_ref({**target.labels, "__name__": "up"})
-        backend.append_ref(target.up_ref, t_ms, 0.0 if result is None else 1.0)
+        keep = self.keep
+        if keep is None or "up" in keep:
+            if target.up_ref is None:
+                target.up_ref = backend.series_ref({**target.labels, "__name__": "up"})
+            backend.append_ref(target.up_ref, t_ms, 0.0 if result is None else 1.0)
         keys: Sequence[SeriesKey] = () if result is None else result[0]
         if keys is not target.last_keys:
+            target.last_keys = keys
+            target.pick = None
+            if keep is not None:
+                chosen = [i for i, key in enumerate(keys) if _name(key) in keep]
+                if len(chosen) < len(keys):
+                    keys = [keys[i] for i in chosen]
+                    target.pick = _picker(chosen)
             refs = target.refs
             ref_list: list[Hashable] = []
             for key in keys:
@@ -304,18 +358,27 @@ class ScrapeManager:
                     refs[key] = ref
                 ref_list.append(ref)
             seen = set(keys)
-            for key in target.last - seen:
-                backend.mark_stale(target.merged(key), t_ms)
+            for key in sorted(target.last - seen):
+                backend.mark_stale_ref(refs[key], t_ms)
             target.last = seen
-            target.last_keys = keys
             target.last_refs = ref_list
-        if result is not None:
-            append = backend.append_ref
-            for ref, value in zip(target.last_refs, result[1], strict=True):
-                append(ref, t_ms, value)
-        target.next_n += 1
-        handle = target.handle
-        assert handle is not None
-        target.handle = self.engine.at(
-            target.first + target.next_n * target.interval, handle.action, priority=Priority.SCRAPE
-        )
+        if result is not None and target.last_refs:
+            values = result[1] if target.pick is None else target.pick(result[1])
+            backend.append_scrape(target.last_refs, t_ms, values)
+
+
+def _name(key: SeriesKey) -> str:
+    for label, value in key:
+        if label == "__name__":
+            return value
+    return ""
+
+
+def _picker(indices: list[int]) -> Callable[[Sequence[float]], Sequence[float]]:
+    if not indices:
+        return lambda values: ()
+    if len(indices) == 1:
+        only = indices[0]
+        return lambda values: (values[only],)
+    getter: Callable[[Sequence[float]], Sequence[float]] = operator.itemgetter(*indices)
+    return getter

@@ -11,7 +11,7 @@ change what happens.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from gpuscale.sim.engine import Engine
 from gpuscale.sim.metrics import MetricsBackend
@@ -35,6 +35,7 @@ class Simulation:
         load: LoadSpec | None = None,
         warm_start: bool = True,
         audit: bool = False,
+        scrape_only: Collection[str] | None = None,
     ) -> None:
         """Build the world at time 0.
 
@@ -42,6 +43,8 @@ class Simulation:
         resize it. With ``warm_start`` the initial replicas are already Ready at 0, as a
         Deployment running before the scenario begins; otherwise they start cold. With
         ``audit`` the world checks its invariants as it goes (see ``result().audit``).
+        ``scrape_only`` names the metrics the scalers' queries can select: only those are
+        stored, which changes no answer (``gpuscale.sim.scrape``); None stores everything.
         """
         self.engine = Engine()
         self.world = World(
@@ -53,6 +56,7 @@ class Simulation:
             warm_start=warm_start,
             audit=audit,
             engine=self.engine,
+            scrape_only=scrape_only,
         )
         self.events = 0
 

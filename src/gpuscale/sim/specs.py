@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gpuscale.controllers.cluster_autoscaler import GPU_RESOURCE_NAMES, AutoscalingOptions
+from gpuscale.controllers.kubelet import Readiness
 from gpuscale.controllers.scheduler import (
     NodeSelectorTerm,
     PodRequirements,
@@ -145,7 +146,12 @@ class WorkloadSpec:
     image_pull_s: float = 0.0
     """Seconds to pull the image onto a node that does not have it."""
     startup_s: float = 0.0
-    """Seconds from container start to Ready."""
+    """Seconds from container start until the program serves (and, with ``readiness``
+    ``serving``, is Ready)."""
+    readiness: Readiness = "serving"
+    """How a pod turns Ready: ``serving`` (when the program serves, an ideal probe),
+    ``started`` (no readiness probe: as soon as the container starts) or the container's
+    :class:`~gpuscale.controllers.kubelet.ReadinessProbe`."""
     termination_grace_s: float = 30.0
     """``terminationGracePeriodSeconds``."""
     shutdown_s: float = 0.0
@@ -168,6 +174,15 @@ class WorkloadSpec:
     """Service in front of the pods; defaults to the Deployment's name."""
     scrape_interval_s: float | None = None
     """The ServiceMonitor endpoint's ``interval``; None uses Prometheus' own."""
+    scraped: bool = True
+    """Whether a ServiceMonitor makes Prometheus scrape the pods at all."""
+    honor_labels: bool = False
+    """The ServiceMonitor endpoint's ``honorLabels``."""
+    metrics_path: str = "/metrics"
+    """The ServiceMonitor endpoint's ``path``."""
+    job: str | None = None
+    """The ``job`` label of the scraped series; None: the Service's name (prometheus-operator's
+    default without ``jobLabel``)."""
     local_storage: bool = False
     """The pod mounts an emptyDir or hostPath volume (blocks cluster-autoscaler drain)."""
 

@@ -5,7 +5,8 @@ summary applies to a simulated, a twin or a live timeline. Definitions:
 
 - **replicas**: min/max of ``spec`` and ``ready``, the time-weighted mean of ``spec``, the
   number of spec changes and of **flaps** — changes in the opposite direction of the
-  previous change (1→2→1→2 has two).
+  previous change (1→2→1→2 has two) — and, when it flaps, the **period**: the median
+  time between successive increases of ``spec``.
 - **reactions**: for each load change the scenario made (a gauge set, a request rate or
   ramp corner; measured trace rates are not load changes), per affected workload, the
   first later spec change (*to desired*) and the first time after it that ``ready``
@@ -18,6 +19,10 @@ summary applies to a simulated, a twin or a live timeline. Definitions:
   a Ready pod), idle dollars (idle GPU-hours at the per-GPU share of the node price).
 - **requests**: served, late (served slower than the target), timed out, dropped,
   unfinished, and latency percentiles of the served ones.
+
+:func:`summary_table` lays a summary out as titled sections of ``(label, value, note)``
+rows — the shape ``gpuscale.report`` renders — so the CLI, the demo and the HTML report
+show the same numbers.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import numpy as np
 
 from gpuscale.sim.requests import DROPPED, SERVED, TIMED_OUT, UNFINISHED, RequestLog
 from gpuscale.timeline import Record
+from gpuscale.units import format_duration
 
 __all__ = [
     "PendingStats",
@@ -40,7 +46,10 @@ __all__ = [
     "ReplicaStats",
     "RequestStats",
     "Summary",
+    "TableRow",
+    "TableSection",
     "summarize",
+    "summary_table",
 ]
 
 _NOT_YET = "not yet scheduled"
@@ -57,6 +66,8 @@ class ReplicaStats:
     max_ready: int
     changes: int
     flaps: int
+    flap_period_s: float | None = None
+    """Median time between successive increases of ``spec`` when it flaps, else None."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,24 +165,31 @@ def _replicas(records: Sequence[Record], spans: Sequence[float]) -> list[Replica
     for name in names:
         specs: list[int] = []
         readies: list[int] = []
+        times: list[float] = []
         weighted = 0.0
         for record, span in zip(records, spans, strict=True):
             state = next((w for w in record.workloads if w.name == name), None)
             if state is None:
                 continue
             specs.append(state.spec)
+            times.append(record.t)
             readies.append(state.ready)
             weighted += state.spec * span
         changes = flaps = 0
         last_direction = 0
-        for before, after in itertools.pairwise(specs):
+        rises: list[float] = []
+        for (before, after), t in zip(itertools.pairwise(specs), times[1:], strict=True):
             if after == before:
                 continue
             changes += 1
             direction = 1 if after > before else -1
+            if direction > 0:
+                rises.append(t)
             if last_direction and direction != last_direction:
                 flaps += 1
             last_direction = direction
+        gaps = sorted(b - a for a, b in itertools.pairwise(rises))
+        period = gaps[len(gaps) // 2] if flaps >= 2 and gaps else None
         total = sum(spans)
         stats.append(
             ReplicaStats(
@@ -183,6 +201,7 @@ def _replicas(records: Sequence[Record], spans: Sequence[float]) -> list[Replica
                 max_ready=max(readies),
                 changes=changes,
                 flaps=flaps,
+                flap_period_s=period,
             )
         )
     return stats
@@ -392,3 +411,121 @@ def summarize(
         idle_dollars=sum(p.idle_dollars for p in pool_stats),
         requests=tuple(_requests(requests or {}, latency_targets or {})),
     )
+
+
+# --------------------------------------------------------------------------- the table
+
+TableValue = str | int | float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """One line of the summary table."""
+
+    label: str
+    """What the value is, e.g. ``flaps``; runs side by side line up by it."""
+    value: TableValue
+    """A number, or text already formatted (durations, dollars); None: not applicable."""
+    note: str = ""
+    """How to read it, or why (may be empty)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableSection:
+    """A titled group of rows; runs side by side line up by title and label."""
+
+    title: str
+    """``Workload <name>``, ``Pool <name>``, ``Cost``, ``Requests <name>``..."""
+    rows: tuple[TableRow, ...]
+    """The rows, in display order."""
+
+
+def _duration(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    if seconds < 60 and seconds != int(seconds):
+        return f"{seconds:.3g}s"
+    return format_duration(seconds)
+
+
+def _short(workload: str) -> str:
+    return workload.split("/", 1)[-1]
+
+
+def summary_table(summary: Summary) -> tuple[TableSection, ...]:
+    """The summary as titled sections of rows (see the module docstring)."""
+    sections = [TableSection("Run", (TableRow("simulated time", _duration(summary.duration_s)),))]
+    pending = {p.workload: p for p in summary.pending}
+    for stats in summary.replicas:
+        rows = [
+            TableRow("replicas (spec) min–max", f"{stats.min_spec}–{stats.max_spec}"),
+            TableRow("replicas (spec) mean", round(stats.mean_spec, 2), "time-weighted"),
+            TableRow("ready replicas min–max", f"{stats.min_ready}–{stats.max_ready}"),
+            TableRow("replica changes", stats.changes),
+            TableRow("flaps", stats.flaps, "reversals of direction"),
+            TableRow("flap period", _duration(stats.flap_period_s), "between scale-ups"),
+        ]
+        for reaction in summary.reactions:
+            if reaction.workload != stats.workload:
+                continue
+            label = f"{reaction.change} at {_duration(reaction.at)}"
+            moved = "" if reaction.desired is None else f"spec → {reaction.desired}"
+            rows.append(TableRow(f"{label}: to desired", _duration(reaction.to_desired_s), moved))
+            rows.append(
+                TableRow(
+                    f"{label}: to Ready capacity",
+                    _duration(reaction.to_ready_s),
+                    ""
+                    if reaction.to_ready_s is not None or reaction.desired is None
+                    else "not reached before the next load change or the end",
+                )
+            )
+        waiting = pending.get(stats.workload)
+        if waiting is not None:
+            reasons = sorted(waiting.by_reason.items(), key=lambda item: -item[1])
+            note = "" if not reasons else reasons[0][0].split(": ", 1)[-1]
+            rows.append(TableRow("pod-seconds Pending", round(waiting.pod_seconds, 1), note))
+        sections.append(TableSection(f"Workload {_short(stats.workload)}", tuple(rows)))
+    for pool in summary.pools:
+        rows = [
+            TableRow("nodes added", pool.added),
+            TableRow("nodes removed", pool.removed),
+            TableRow("node-hours", round(pool.node_hours, 3)),
+            TableRow("dollars", f"${pool.dollars:,.2f}"),
+        ]
+        if pool.gpu_hours:
+            rows += [
+                TableRow("GPU-hours allocated", round(pool.gpu_hours, 3)),
+                TableRow(
+                    "GPU-hours idle",
+                    round(pool.idle_gpu_hours, 3),
+                    "GPUs on nodes not held by a Ready pod",
+                ),
+                TableRow("idle dollars", f"${pool.idle_dollars:,.2f}"),
+            ]
+        sections.append(TableSection(f"Pool {pool.pool}", tuple(rows)))
+    sections.append(
+        TableSection(
+            "Cost",
+            (
+                TableRow("dollars", f"${summary.dollars:,.2f}", "node-hours × price"),
+                TableRow("idle GPU dollars", f"${summary.idle_dollars:,.2f}"),
+            ),
+        )
+    )
+    for req in summary.requests:
+        target = "" if req.target_s is None else f"target {_duration(req.target_s)}"
+        rows = [
+            TableRow("requests", req.total),
+            TableRow("served", req.served),
+            TableRow("late", req.late if req.target_s is not None else None, target),
+            TableRow("timed out", req.timed_out),
+            TableRow("dropped", req.dropped, "their replica went away"),
+            TableRow("unfinished", req.unfinished, "still in flight at the end"),
+            TableRow("latency p50", _duration(req.p50_s)),
+            TableRow("latency p90", _duration(req.p90_s)),
+            TableRow("latency p99", _duration(req.p99_s), target),
+            TableRow("latency max", _duration(req.max_s)),
+        ]
+        sections.append(TableSection(f"Requests {_short(req.workload)}", tuple(rows)))
+    return tuple(sections)

@@ -22,6 +22,7 @@ requests) takes a few tens of milliseconds. Bad input raises :class:`InputError`
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import math
@@ -34,9 +35,19 @@ import numpy.typing as npt
 
 from gpuscale.errors import InputError
 
-__all__ = ["Trace", "TraceFormat", "parse_trace", "read_trace"]
+__all__ = ["ATTRIBUTIONS", "Trace", "TraceFormat", "parse_trace", "read_trace"]
 
 TraceFormat = Literal["auto", "azure", "mooncake", "csv"]
+
+ATTRIBUTIONS = {
+    "azure": "Request trace: Azure LLM inference trace 2023 (Azure/AzurePublicDataset, "
+    'CC-BY-4.0), from P. Patel et al., "Splitwise: Efficient Generative LLM Inference '
+    'Using Phase Splitting", ISCA 2024.',
+    "mooncake": "Request trace: Mooncake conversation trace (kvcache-ai/Mooncake, Apache-2.0), "
+    'from R. Qin et al., "Mooncake: Trading More Storage for Less Computation — A '
+    "KVCache-centric Architecture for Serving LLM Chatbot\", FAST '25.",
+}
+"""Per trace format, the citation its licence asks for (../shared/traces/README.md)."""
 
 _AZURE_HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 _PROMPT_COLUMNS = ("prompt_tokens", "input_tokens", "contexttokens", "input_length")
@@ -58,6 +69,13 @@ class Trace:
     """Where the trace came from, for messages."""
     has_tokens: bool = True
     """Whether the format carried token counts."""
+    format: str = "csv"
+    """The format it was read as: ``azure``, ``mooncake`` or ``csv``."""
+
+    @property
+    def attribution(self) -> str | None:
+        """The citation the trace's licence asks derived reports to carry, if any."""
+        return ATTRIBUTIONS.get(self.format)
 
     def __len__(self) -> int:
         return int(self.offsets.shape[0])
@@ -90,6 +108,7 @@ class Trace:
             self.output_tokens,
             self.source,
             self.has_tokens,
+            self.format,
         )
 
     def tiled(self, until: float, period: float | None = None) -> Trace:
@@ -111,6 +130,7 @@ class Trace:
             np.tile(self.output_tokens, tiles)[:keep],
             self.source,
             self.has_tokens,
+            self.format,
         )
 
 
@@ -278,7 +298,7 @@ def parse_trace(text: str, *, source: str = "<trace>", fmt: TraceFormat = "auto"
         trace = parse(body, source, start + 1)
     if len(trace) == 0:
         raise _error("the trace has no requests", source)
-    return trace
+    return dataclasses.replace(trace, format=fmt)
 
 
 def read_trace(path: str, *, fmt: TraceFormat = "auto") -> Trace:

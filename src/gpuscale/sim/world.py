@@ -32,7 +32,7 @@ import itertools
 import math
 import random
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gpuscale.controllers import cluster_autoscaler as ca
@@ -64,6 +64,22 @@ from gpuscale.timeline import Decision, Header, Record, WorkloadState
 __all__ = ["CostReport", "LoadSpec", "SimulationResult", "World"]
 
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
+_EXPORTER_NAMES = frozenset({"gpu_gfx_activity", "DCGM_FI_DEV_GPU_UTIL"})
+
+
+def _ksm_names() -> frozenset[str]:
+    deployment = ksm.DeploymentStatus("n", "d", 1, 1, 1, 1, 1)
+    pod = ksm.PodInfo("n", "p", "u", "Running", True, True, "node", "1.1.1.1", "2.2.2.2", "R", "r")
+    node = ksm.NodeInfo("node", {"a": "b"}, "1.1.1.1", "id")
+    series = [
+        *ksm.deployment_series(deployment),
+        *ksm.pod_series(pod),
+        *ksm.node_series(node, ("a",)),
+    ]
+    return frozenset(name for name, _, _ in series)
+
+
+_KSM_NAMES = _ksm_names()
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +225,7 @@ class _Pod:
         "routable",
         "running",
         "server",
+        "serving_at",
         "state",
         "target",
         "uid",
@@ -239,6 +256,7 @@ class _Pod:
         self.handles: list[Handle] = []
         self.target: ScrapeTarget | None = None
         self.routable = False
+        self.serving_at = 0.0
 
     @property
     def terminating(self) -> bool:
@@ -288,6 +306,10 @@ class _Workload:
         return [p for p in self.pods.values() if p.deleted_at is None]
 
 
+def _name_of(key: SeriesKey) -> str:
+    return next((value for label, value in key if label == "__name__"), "")
+
+
 def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is b
@@ -312,6 +334,7 @@ class World:
         warm_start: bool = True,
         audit: bool = False,
         engine: Engine | None = None,
+        scrape_only: Collection[str] | None = None,
     ) -> None:
         self.spec = spec
         self.metrics = metrics
@@ -330,6 +353,9 @@ class World:
         self.records: list[Record] = []
         self._decisions: list[Decision] = []
         self._dirty = False
+        self._changes = 0
+        """Counts every change the timeline sees (which includes every change of what
+        kube-state-metrics reports)."""
         self._flush: Handle | None = None
         self._load_values: dict[str, float] = {}
         self._nodes: list[_Node] = []
@@ -353,10 +379,14 @@ class World:
         self._gpus_state: dict[str, tuple[int, int]] = {p.name: (0, 0) for p in spec.pools}
         self._ksm_cache: dict[object, list[tuple[SeriesKey, float]]] = {}
         self._ksm_last: tuple[tuple[object, ...], list[SeriesKey], list[float]] | None = None
+        self._ksm_seen = -1
         self._servers: dict[str, list[ReplicaServer]] = {}
         self.scrape = ScrapeManager(
-            self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s
+            self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s, keep=scrape_only
         )
+        keep = self.scrape.keep
+        # request timing for GPU utilisation is kept only when an exporter is scraped
+        self._track_busy = keep is None or "up" in keep or not keep.isdisjoint(_EXPORTER_NAMES)
 
         self.workloads: dict[str, _Workload] = {}
         interned: dict[tuple[object, ...], PodRequirements] = {}
@@ -409,6 +439,7 @@ class World:
 
     def _touch(self) -> None:
         self._dirty = True
+        self._changes += 1
         if self._flush is None:
             self._flush = self.engine.at(
                 self.engine.now, self._write_record, priority=Priority.TIMELINE
@@ -480,6 +511,7 @@ class World:
                 buckets=workload.spec.metric_names.buckets,
                 seed=router_seed + index,
                 round_robin=self.spec.control_plane.load_balancing == "round-robin",
+                track_busy=self._track_busy,
             )
             self._servers[workload.spec.key] = []
             if trace is not None:
@@ -524,6 +556,21 @@ class World:
             if step.pods is None
             else self._lb_rng.sample(targets, min(step.pods, len(targets)))
         )
+        refused = [p for p in chosen if self.engine.now < p.serving_at]
+        if refused:
+            self._decide(
+                Decision(
+                    "load",
+                    "set_gauge",
+                    "ConnectionRefused",
+                    target_name,
+                    f"{step.name}={step.value:g}: {', '.join(p.name for p in refused)} is Ready "
+                    "but its program does not serve yet",
+                )
+            )
+            chosen = [p for p in chosen if p not in refused]
+            if not chosen:
+                return
         for pod in chosen:
             pod.gauges[step.name] = step.value
         self._load_values[step.name] = step.value
@@ -628,7 +675,9 @@ class World:
             image_present=warm or spec.image in node.images,
             image_pull_s=spec.image_pull_s,
             startup_s=0.0 if warm else spec.startup_s,
+            readiness="serving" if warm else spec.readiness,
         )
+        pod.serving_at = -math.inf if warm else startup.serving_at
         if startup.pulled_at > now:
             pod.handles.append(
                 self.engine.at(
@@ -673,14 +722,15 @@ class World:
         else:
             pod.available = True
         if workload.router is not None:
+            # a pod Ready before its program serves takes requests it cannot start yet
             pod.server = ReplicaServer(
                 pod.name,
                 spec.capacity.concurrency if spec.capacity else 1,
                 len(spec.metric_names.buckets),
-                now,
+                max(now, pod.serving_at),
             )
             self._servers[spec.key].append(pod.server)
-        if spec.gauges or workload.router is not None:
+        if spec.scraped and (spec.gauges or workload.router is not None):
             pod.target = self._pod_target(pod)
             self.scrape.add(pod.target, immediate=warm)
         delay = 0.0 if warm else self.spec.control_plane.endpoint_propagation_s
@@ -1114,6 +1164,7 @@ class World:
             self._collect_ksm,
             honor_labels=True,
             seed=prometheus.offset_seed,
+            names=_KSM_NAMES,
         )
         self.scrape.add(target, immediate=True)
 
@@ -1127,6 +1178,10 @@ class World:
         return hit
 
     def _collect_ksm(self, now: float) -> tuple[Sequence[SeriesKey], Sequence[float]]:
+        last = self._ksm_last
+        if last is not None and self._ksm_seen == self._changes:
+            return last[1], last[2]  # nothing changed since the last scrape
+        self._ksm_seen = self._changes
         allow = self.spec.prometheus.node_label_allowlist
         cache = self._ksm_cache
         parts: list[tuple[object, ...]] = []
@@ -1203,7 +1258,7 @@ class World:
         spec = pod.workload.spec
         address = f"{pod.ip}:{spec.metrics_port}"
         labels = {
-            "job": spec.service_name,
+            "job": spec.job or spec.service_name,
             "instance": address,
             "namespace": spec.namespace,
             "pod": pod.name,
@@ -1211,7 +1266,7 @@ class World:
             "endpoint": spec.metrics_port_name,
             "container": spec.container,
             "__address__": address,
-            "__metrics_path__": "/metrics",
+            "__metrics_path__": spec.metrics_path,
             "__scheme__": "http",
         }
         interval = spec.scrape_interval_s or self.spec.prometheus.scrape_interval_s
@@ -1234,9 +1289,13 @@ class World:
                 (("__name__", f"{names.latency}_count"),),
             ]
         fixed_keys = tuple(keys)
+        keep = self.scrape.keep
+        latencies = keep is None or not keep.isdisjoint(
+            {f"{names.latency}_bucket", f"{names.latency}_sum", f"{names.latency}_count"}
+        )
 
         def collect(now: float) -> tuple[Sequence[SeriesKey], Sequence[float]] | None:
-            if now >= pod.gone_at or pod.state == "Gone":
+            if now >= pod.gone_at or pod.state == "Gone" or now < pod.serving_at:
                 return None
             gauges = pod.gauges
             values = [gauges[g] for g in gauge_names]
@@ -1247,7 +1306,7 @@ class World:
                 router.advance(now)
                 if now >= server.gone_at:
                     return None
-                in_flight, queued = server.snapshot(now, router.bounds)
+                in_flight, queued = server.snapshot(now, router.bounds, latencies=latencies)
                 completed = float(server.completed)
                 values += (float(in_flight), float(queued), completed)
                 values += map(float, itertools.accumulate(server.histogram))
@@ -1257,10 +1316,12 @@ class World:
         return ScrapeTarget(
             f"pod/{pod.key}",
             labels,
-            f"http://{address}/metrics",
+            f"http://{address}{spec.metrics_path}",
             interval,
             collect,
+            honor_labels=spec.honor_labels,
             seed=self.spec.prometheus.offset_seed,
+            names={_name_of(key) for key in fixed_keys},
         )
 
     def _exporter_target(self, node: _Node) -> ScrapeTarget:
@@ -1339,6 +1400,7 @@ class World:
             collect,
             honor_labels=True,
             seed=prometheus.offset_seed,
+            names=_EXPORTER_NAMES,
         )
 
     # ------------------------------------------------------------------ timeline

@@ -34,7 +34,8 @@ def test_prints_both_summaries_and_the_comparison(
     assert "Summary" in out
     assert "tutorial" in out
     assert "fixed" in out
-    assert "replicas max" in out
+    assert "replicas (spec) min–max" in out
+    assert "flaps" in out
     assert "Comparison: tutorial vs fixed" in out
     assert "30s of 15m (3%)" in out
 
@@ -49,7 +50,9 @@ def test_json_output(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str
         for s in document["runs"][0]["summary"]
         for r in s["rows"]
     }
-    assert rows[(f"Workload {timelines.WORKLOAD}", "replicas max")] == 2
+    short = timelines.WORKLOAD.split("/")[1]
+    assert rows[(f"Workload {short}", "replicas (spec) min–max")] == "1–2"
+    assert rows[(f"Workload {short}", "flaps")] == 2
     spec = next(s for s in document["comparison"]["series"] if s["name"] == "spec replicas")
     assert spec["seconds_different"] == 30
     assert document["written"] == {}

@@ -10,12 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuscale.controllers.scheduler import Taint, Toleration
+from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import AutoscalerTimings, PoolSpec, SimulationSpec, WorkloadSpec
-from gpuscale.sim.testing import FakeMetricsBackend, ThresholdScaler
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import encode_record
+from tests.unit.sim.standins import ThresholdScaler
 
 GPU = {"gpu": "yes"}
 
@@ -98,7 +99,7 @@ def _run(spec: SimulationSpec, bounds, scenario: Scenario, seed: int) -> Simulat
     }
     sim = Simulation(
         spec,
-        metrics=FakeMetricsBackend(),
+        metrics=PromQLBackend(),
         seed=seed,
         scalers=scalers,
         load=LoadSpec(scenario=scenario),

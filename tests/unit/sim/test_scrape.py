@@ -11,8 +11,8 @@ import itertools
 import pytest
 
 from gpuscale.sim.engine import Engine
+from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scrape import ScrapeManager, ScrapeTarget, fnv1a_64, target_offset, xxhash64
-from gpuscale.sim.testing import FakeMetricsBackend, is_stale_marker
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def _target(values: dict[str, float | None], interval: float = 10.0, **kwargs) -
 
 
 def test_loop_starts_at_the_phase_after_the_refresh_tick_and_repeats() -> None:
-    engine, backend = Engine(), FakeMetricsBackend()
+    engine, backend = Engine(), PromQLBackend()
     manager = ScrapeManager(engine, backend, refresh_s=5.0)
     values: dict[str, float | None] = {"g": 1.0}
     target = _target(values)
@@ -82,19 +82,21 @@ def test_loop_starts_at_the_phase_after_the_refresh_tick_and_repeats() -> None:
     engine.advance_to(40.0)
     times = [
         t
-        for t, _ in backend.samples(
+        for t, _ in backend.store.samples(
             {"__name__": "g", "job": "app", "instance": "10.0.0.1:8080", "pod": "p"}
         )
     ]
     first = 5.0 + ((target.offset - 5.0) % 10.0 or 10.0)
     assert times[0] == round(first * 1000)
     assert [b - a for a, b in itertools.pairwise(times)] == [10_000] * (len(times) - 1)
-    ups = backend.samples({"__name__": "up", "job": "app", "instance": "10.0.0.1:8080", "pod": "p"})
+    ups = backend.store.samples(
+        {"__name__": "up", "job": "app", "instance": "10.0.0.1:8080", "pod": "p"}
+    )
     assert {v for _, v in ups} == {1.0}
 
 
 def test_vanished_series_and_failed_scrapes_get_stale_markers() -> None:
-    engine, backend = Engine(), FakeMetricsBackend()
+    engine, backend = Engine(), PromQLBackend()
     manager = ScrapeManager(engine, backend, refresh_s=0.0)
     values: dict[str, float | None] = {"a": 1.0, "b": 2.0}
     manager.add(_target(values), immediate=True)
@@ -102,22 +104,22 @@ def test_vanished_series_and_failed_scrapes_get_stale_markers() -> None:
     values["b"] = None
     engine.advance_to(20.0)
     labels_b = {"__name__": "b", "job": "app", "instance": "10.0.0.1:8080", "pod": "p"}
-    assert is_stale_marker(backend.samples(labels_b)[-1][1])
+    assert backend.store.samples(labels_b)[-1][1] is None
     values["fail"] = 1.0
     engine.advance_to(30.0)
     labels_a = {**labels_b, "__name__": "a"}
-    assert is_stale_marker(backend.samples(labels_a)[-1][1])
-    up = backend.samples({**labels_b, "__name__": "up"})
+    assert backend.store.samples(labels_a)[-1][1] is None
+    up = backend.store.samples({**labels_b, "__name__": "up"})
     assert up[-1][1] == 0.0
 
 
 def test_a_removed_target_goes_stale_two_intervals_later() -> None:
-    engine, backend = Engine(), FakeMetricsBackend()
+    engine, backend = Engine(), PromQLBackend()
     manager = ScrapeManager(engine, backend, refresh_s=5.0)
     target = _target({"g": 3.0})
     manager.add(target, immediate=True)
     engine.advance_to(31.0)
-    last_scrape = backend.samples(
+    last_scrape = backend.store.samples(
         {"__name__": "g", "job": "app", "instance": "10.0.0.1:8080", "pod": "p"}
     )[-1][0]
     manager.remove(target)
@@ -126,11 +128,11 @@ def test_a_removed_target_goes_stale_two_intervals_later() -> None:
     query = 'sum(g{job="app"})'
     assert backend.query(query, next_due + 5_000)["data"]["result"][0]["value"][1] == "3"
     engine.advance_to(next_due / 1000 + 11.0 + 0.001)
-    stale_at, value = backend.samples(
+    stale_at, value = backend.store.samples(
         {"__name__": "g", "job": "app", "instance": "10.0.0.1:8080", "pod": "p"}
     )[-1]
     assert stale_at == next_due
-    assert is_stale_marker(value)
+    assert value is None
     assert backend.query(query, next_due + 5_000)["data"]["result"] == []
 
 

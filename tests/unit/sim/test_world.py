@@ -1,4 +1,4 @@
-"""The simulated world end to end, with stand-in scalers and the fake metrics backend.
+"""The simulated world end to end, with stand-in scalers and the real PromQL backend.
 
 The tutorial cases reproduce the issue's evidence with the tutorial's query and a
 stand-in for the HPA's AverageValue computation and 300 s scale-down window; the real
@@ -12,13 +12,14 @@ import math
 
 import pytest
 
+from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.requests import SERVED
 from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import PoolSpec, SimulationSpec
-from gpuscale.sim.testing import FakeMetricsBackend, FixedScaler
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import Decision, Record, encode_record
+from tests.unit.sim.standins import FixedScaler
 
 from .worlds import (
     FIXED_QUERY,
@@ -52,7 +53,7 @@ def _spec_changes(result: SimulationResult) -> list[tuple[float, int]]:
 
 
 def _tutorial(query: str | None = None, until: float = 3600.0, seed: int = 1, **kw):  # type: ignore[no-untyped-def]
-    backend = FakeMetricsBackend()
+    backend = PromQLBackend()
     scaler = stand_in_hpa() if query is None else stand_in_hpa(query)
     sim = Simulation(
         tutorial_spec(**kw),
@@ -123,7 +124,7 @@ def test_gpu_node_is_removed_after_the_unneeded_time_and_the_delay_after_add() -
     spec = SimulationSpec((tutorial_workload(),), (gpu_pool(), cpu_pool()))
     sim = Simulation(
         spec,
-        metrics=FakeMetricsBackend(),
+        metrics=PromQLBackend(),
         scalers={"go-from-configmap": [FixedScaler([(0.0, 2), (400.0, 1)])]},
         audit=True,
     )
@@ -141,12 +142,12 @@ def test_gpu_node_is_removed_after_the_unneeded_time_and_the_delay_after_add() -
 
 def test_scale_from_zero_and_the_template_without_gpus() -> None:
     spec = SimulationSpec((tutorial_workload(),), (gpu_pool(min_nodes=0), cpu_pool()))
-    result = Simulation(spec, metrics=FakeMetricsBackend(), warm_start=False).run(900.0)
+    result = Simulation(spec, metrics=PromQLBackend(), warm_start=False).run(900.0)
     assert result.records[-1].workloads[0].ready == 1
     broken = SimulationSpec(
         (tutorial_workload(),), (gpu_pool(min_nodes=0, template_has_gpus=False), cpu_pool())
     )
-    result = Simulation(broken, metrics=FakeMetricsBackend(), warm_start=False).run(900.0)
+    result = Simulation(broken, metrics=PromQLBackend(), warm_start=False).run(900.0)
     assert result.records[-1].workloads[0].ready == 0
     (_, held), *_ = _decisions(result, reason="NotTriggerScaleUp")
     assert (
@@ -159,7 +160,7 @@ def test_max_nodes_is_respected() -> None:
     spec = SimulationSpec(
         (tutorial_workload(replicas=4),), (gpu_pool(min_nodes=0, max_nodes=2), cpu_pool())
     )
-    result = Simulation(spec, metrics=FakeMetricsBackend(), warm_start=False).run(1200.0)
+    result = Simulation(spec, metrics=PromQLBackend(), warm_start=False).run(1200.0)
     assert max(sum(r.nodes.get("gpu-mi300x", {}).values()) for r in result.records) == 2
     assert result.records[-1].workloads[0].ready == 2
     held = _decisions(result, reason="NotTriggerScaleUp")
@@ -168,7 +169,13 @@ def test_max_nodes_is_respected() -> None:
 
 def test_kube_state_metrics_and_gpu_exporter_series() -> None:
     sim, _, backend = _tutorial(until=400.0)
-    names = backend.series_names()
+    t_ms = round(sim.now * 1000)
+    names = {
+        label_value
+        for sample in backend.instant('count by (__name__) ({__name__=~".+"})', t_ms).samples
+        for label, label_value in sample.labels
+        if label == "__name__"
+    }
     for name in (
         "kube_deployment_spec_replicas",
         "kube_deployment_status_replicas",
@@ -192,7 +199,7 @@ def test_kube_state_metrics_and_gpu_exporter_series() -> None:
 def test_requests_are_served_and_drive_gpu_utilisation() -> None:
     spec = SimulationSpec((llm_workload(replicas=2),), (gpu_pool(min_nodes=2),))
     scenario = parse_scenario("steps:\n  - at: 0s\n    request_rate: 3\n")
-    backend = FakeMetricsBackend()
+    backend = PromQLBackend()
     sim = Simulation(spec, metrics=backend, load=LoadSpec(scenario=scenario), seed=3)
     result = sim.run(600.0)
     log = result.requests["ai/llm"]
@@ -225,7 +232,7 @@ def test_nvidia_nodes_export_dcgm_utilisation() -> None:
     )
     spec = SimulationSpec((workload,), (nvidia_pool(),))
     scenario = parse_scenario("steps:\n  - at: 0s\n    request_rate: 2\n")
-    backend = FakeMetricsBackend()
+    backend = PromQLBackend()
     sim = Simulation(spec, metrics=backend, load=LoadSpec(scenario=scenario))
     sim.run(300.0)
     body = backend.query('max(DCGM_FI_DEV_GPU_UTIL{pod=~"llm-.*"})', round(sim.now * 1000))
@@ -238,7 +245,7 @@ def test_requests_wait_for_the_first_replica_and_time_out() -> None:
     )
     scenario = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n")
     result = Simulation(
-        spec, metrics=FakeMetricsBackend(), load=LoadSpec(scenario=scenario), warm_start=False
+        spec, metrics=PromQLBackend(), load=LoadSpec(scenario=scenario), warm_start=False
     ).run(400.0)
     log = result.requests["ai/llm"]
     early = log.outcomes[log.arrivals < 100.0]
@@ -256,7 +263,7 @@ def test_same_seed_same_timeline_and_stepping_does_not_matter() -> None:
     assert lines(a) == lines(b)
     sim = Simulation(
         tutorial_spec(),
-        metrics=FakeMetricsBackend(),
+        metrics=PromQLBackend(),
         seed=7,
         scalers={"go-from-configmap": [stand_in_hpa()]},
         load=LoadSpec(scenario=parse_scenario(GAUGE_SCENARIO)),
@@ -294,7 +301,7 @@ def test_a_cpu_node_is_drained_when_its_pod_fits_elsewhere() -> None:
         price_per_hour=0.1,
     )
     spec = SimulationSpec((web,), (pool,))
-    result = Simulation(spec, metrics=FakeMetricsBackend(), seed=2, audit=True).run(1800.0)
+    result = Simulation(spec, metrics=PromQLBackend(), seed=2, audit=True).run(1800.0)
     assert result.audit == ()
     removed = _decisions(result, controller="cluster-autoscaler", action="remove-node")
     assert removed
@@ -308,10 +315,10 @@ def test_scenario_steps_must_name_a_known_workload() -> None:
     two = SimulationSpec((tutorial_workload(), llm_workload()), (gpu_pool(), cpu_pool()))
     no_name = parse_scenario(GAUGE_SCENARIO, source="s.yaml")
     with pytest.raises(InputError, match=r"s\.yaml:2: the step names no workload"):
-        Simulation(two, metrics=FakeMetricsBackend(), load=LoadSpec(scenario=no_name))
+        Simulation(two, metrics=PromQLBackend(), load=LoadSpec(scenario=no_name))
     wrong = parse_scenario(GAUGE_SCENARIO.replace("pods: 1}", "pods: 1}\n    workload: nope"))
     with pytest.raises(InputError, match="no workload named 'nope'"):
-        Simulation(two, metrics=FakeMetricsBackend(), load=LoadSpec(scenario=wrong))
+        Simulation(two, metrics=PromQLBackend(), load=LoadSpec(scenario=wrong))
     rates = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n")
     with pytest.raises(InputError, match="has no capacity"):
-        Simulation(tutorial_spec(), metrics=FakeMetricsBackend(), load=LoadSpec(scenario=rates))
+        Simulation(tutorial_spec(), metrics=PromQLBackend(), load=LoadSpec(scenario=rates))

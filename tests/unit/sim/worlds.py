@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from gpuscale.controllers.scheduler import Taint, Toleration
 from gpuscale.sim.specs import PoolSpec, RequestCapacity, SimulationSpec, WorkloadSpec
-from gpuscale.sim.testing import ThresholdScaler
+from tests.unit.sim.standins import ThresholdScaler
 
 AMD = {"doks.digitalocean.com/gpu-brand": "amd"}
 NVIDIA = {"doks.digitalocean.com/gpu-brand": "nvidia"}

@@ -78,8 +78,14 @@ MESSAGES = {
 
 
 def recommendations_of(items: Iterable[RecommendationLike]) -> list[Recommendation]:
-    """``(timestamp, replicas)`` pairs as Recommendation values."""
-    return [Recommendation(float(item[0]), int(item[1])) for item in items]
+    """``(timestamp, replicas)`` pairs as Recommendation values (a new list; entries that
+    already are exact Recommendation values are reused: they are immutable)."""
+    return [
+        item
+        if type(item) is Recommendation and type(item[0]) is float and type(item[1]) is int
+        else Recommendation(float(item[0]), int(item[1]))
+        for item in items
+    ]
 
 
 def scale_events_of(items: Iterable[ScaleEventLike]) -> list[ScaleEvent]:

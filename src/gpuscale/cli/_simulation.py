@@ -1,0 +1,210 @@
+"""What ``gpuscale simulate`` and ``gpuscale demo`` share: running a simulation with a
+progress bar, its timeline header, writing the timeline file, the summary as
+``gpuscale.report`` shows it, and the summary table on the terminal.
+
+The I/O edge around ``gpuscale.sim``: files are written whole (a temporary name renamed
+into place) or not at all; progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from gpuscale import __version__
+from gpuscale.errors import InputError
+from gpuscale.report import (
+    ReportRun,
+    Summary,
+    SummaryGrid,
+    SummaryRow,
+    SummarySection,
+    format_value,
+    side_by_side,
+)
+from gpuscale.sim.inputs import APPROXIMATIONS, SimulationInputs
+from gpuscale.sim.summary import Summary as SimSummary
+from gpuscale.sim.summary import TableSection, summarize, summary_table
+from gpuscale.sim.world import LoadSpec, SimulationResult
+from gpuscale.timeline import Header, Timeline, encode_header, encode_record
+from gpuscale.units import format_duration
+
+__all__ = [
+    "RunOutcome",
+    "console",
+    "grid_table",
+    "report_summary",
+    "run",
+    "timeline_summary",
+    "write_timeline",
+]
+
+_PROGRESS_ABOVE_S = 6 * 3600.0
+"""Runs longer than this (virtual time) show a progress bar on a terminal."""
+
+
+def console() -> Console:
+    """stdout for tables: the terminal's width, or 120 columns when piped."""
+    probe = Console()
+    return Console(highlight=False, width=None if probe.is_terminal else 120)
+
+
+def report_summary(table: Sequence[TableSection]) -> Summary:
+    """The simulator's summary table as ``gpuscale.report`` renders it."""
+    return Summary(
+        tuple(
+            SummarySection(s.title, tuple(SummaryRow(r.label, r.value, r.note) for r in s.rows))
+            for s in table
+        )
+    )
+
+
+def timeline_summary(timeline: Timeline, end: float) -> Summary:
+    """The simulator's summary of any timeline (requests excepted: they are not in it)."""
+    if not timeline.records:
+        return Summary(())
+    stats = summarize(timeline.records, until=end, pools=timeline.header.pools)
+    return report_summary(summary_table(stats))
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """One finished run, with everything the outputs need."""
+
+    label: str
+    inputs: SimulationInputs
+    result: SimulationResult
+    stats: SimSummary
+    summary: Summary
+    timeline: Timeline
+
+    def report_run(self, source: str = "") -> ReportRun:
+        """The run as ``gpuscale.report`` takes it."""
+        return ReportRun(self.label, self.timeline, self.summary, source)
+
+
+@contextlib.contextmanager
+def _progress(until: float, label: str, enabled: bool) -> Iterator[Any]:
+    console = Console(stderr=True)
+    if not enabled or not console.is_terminal or until < _PROGRESS_ABOVE_S:
+        yield None
+        return
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[at]} of {task.fields[until]} simulated"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=until, at="0s", until=format_duration(until))
+        yield lambda t: bar.update(task, completed=t, at=format_duration(t))
+
+
+def run(
+    inputs: SimulationInputs,
+    *,
+    load: LoadSpec,
+    until: float,
+    seed: int,
+    label: str,
+    meta: Mapping[str, Any],
+    progress: bool = True,
+) -> RunOutcome:
+    """Simulate ``inputs`` under ``load`` up to ``until`` and summarise the run."""
+    simulation = inputs.simulation(load=load, seed=seed)
+    with _progress(until, label, progress) as tick:
+        step = max(until / 200, 600.0)
+        result = simulation.run(until, progress=tick, progress_every_s=step)
+    stats = summarize(
+        result.records,
+        until=until,
+        pools=result.header.pools,
+        requests=result.requests,
+        latency_targets=inputs.latency_targets,
+    )
+    header = Header(
+        world="simulate",
+        pools=result.header.pools,
+        meta={
+            "label": label,
+            **meta,
+            "seed": seed,
+            "until": format_duration(until),
+            "duration_s": until,
+            "namespace": inputs.namespace,
+            "gpuscale_version": __version__,
+            "thresholds": inputs.thresholds(),
+            "warnings": list(inputs.warnings),
+            "approximations": list(APPROXIMATIONS),
+        },
+    )
+    timeline = Timeline(header=header, records=result.records)
+    return RunOutcome(
+        label=label,
+        inputs=inputs,
+        result=result,
+        stats=stats,
+        summary=report_summary(summary_table(stats)),
+        timeline=timeline,
+    )
+
+
+def write_timeline(path: Path, timeline: Timeline) -> None:
+    """Write ``timeline`` as JSON Lines to ``path``, whole or not at all."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(
+            "the directory does not exist", where=str(path), fix="create it or pick another path"
+        )
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write here ({exc.strerror})", where=str(path), fix="pick a writable path"
+        ) from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(encode_header(timeline.header) + "\n")
+            for record in timeline.records:
+                out.write(encode_record(record) + "\n")
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise InputError(
+            f"cannot write the timeline ({exc.strerror})",
+            where=str(path),
+            fix="pick a writable path",
+        ) from None
+
+
+def grid_table(grid: SummaryGrid, title: str) -> Table:
+    """Summaries side by side as a rich table (one column per run)."""
+    table = Table(title=title, title_justify="left", show_lines=False)
+    table.add_column("", overflow="fold")
+    for column in grid.columns:
+        table.add_column(column, justify="right")
+    table.add_column("note", style="dim", overflow="fold")
+    for section in grid.sections:
+        table.add_row(Text(section.title, style="bold"), *([""] * (len(grid.columns) + 1)))
+        for row in section.rows:
+            table.add_row(f"  {row.label}", *(format_value(v) for v in row.values), row.note)
+    return table
+
+
+def summaries_table(outcomes: Sequence[RunOutcome], title: str) -> Table:
+    """Several runs' summaries side by side."""
+    return grid_table(
+        side_by_side([o.label for o in outcomes], [o.summary for o in outcomes]), title
+    )

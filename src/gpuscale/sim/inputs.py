@@ -1,0 +1,846 @@
+"""From the user's manifests and profile to a simulation: the adapters. Pure.
+
+``gpuscale simulate``, ``gpuscale demo`` and the lint rule that proves a flap all start
+here. :func:`build_inputs` reads what the cluster would read:
+
+- every **Deployment/StatefulSet** (the typed ``Workload`` view) becomes a
+  :class:`~gpuscale.sim.specs.WorkloadSpec`: replicas, summed pod requests (GPUs
+  included), nodeSelector, required node affinity, tolerations, the readiness probe,
+  ``terminationGracePeriodSeconds``, ``minReadySeconds``, emptyDir/hostPath volumes
+  (which keep the cluster autoscaler from draining a node); the profile's
+  ``workloads.<name>`` adds image pull and start-up times and request capacity;
+- the **Service** whose selector matches the pod template and the **ServiceMonitor**
+  that selects that Service (its labels, ``namespaceSelector``, the Prometheus'
+  ``release`` label selector, an endpoint naming one of its ports) say whether and how
+  the pods are scraped: interval, path, ``honorLabels``, ``jobLabel`` and the target's
+  labels — or that nothing scrapes them, which is a warning, and a faithful prediction;
+- the profile's **node pools** become :class:`~gpuscale.sim.specs.PoolSpec` s (labels and
+  taints as the provider sets them, min/max or a fixed count, price, provisioning time),
+  with as many nodes at the start as the initial replicas need; its **autoscaler**,
+  **hpa** and **prometheus** sections give the loops' timings, the lookback and the
+  PromQL version;
+- every **ScaledObject** becomes a :class:`~gpuscale.sim.keda.ScaledObjectSource`: its
+  typed spec after KEDA's admission webhook, and the HPA KEDA generates for it.
+
+Whatever cannot be modelled from the given manifests raises ``InputError`` naming
+``file:line`` and what to do: a ScaledObject whose target is not among them, a trigger
+type other than ``prometheus``, ``scalingModifiers``, a query outside the PromQL engine's
+subset, a templated replica count. What is modelled but probably not meant (nothing
+scrapes a workload, a plain HorizontalPodAutoscaler that is not simulated, a trigger
+pointing at another Prometheus) is returned as :attr:`SimulationInputs.warnings`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import promql_parser as pp
+
+from gpuscale.controllers import scheduler
+from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
+from gpuscale.controllers.keda import (
+    ScaledObjectSpec,
+    generated_hpa,
+    validate_scaled_object,
+)
+from gpuscale.controllers.kubelet import Readiness, ReadinessProbe
+from gpuscale.errors import GpuscaleError, InputError
+from gpuscale.manifests import (
+    KeyPath,
+    Manifest,
+    ManifestSet,
+    Service,
+    ServiceMonitor,
+    Workload,
+)
+from gpuscale.profile import NodePool, Profile
+from gpuscale.profile import WorkloadSpec as ProfileWorkload
+from gpuscale.promql import PromQLError
+from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
+from gpuscale.sim.metrics import PromQLBackend
+from gpuscale.sim.scalers import Scaler
+from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
+from gpuscale.sim.simulation import Simulation
+from gpuscale.sim.specs import (
+    AutoscalerTimings,
+    ControlPlaneSpec,
+    PoolSpec,
+    PrometheusSpec,
+    RequestCapacity,
+    SimulationSpec,
+    WorkloadSpec,
+)
+from gpuscale.sim.traces import Trace
+from gpuscale.sim.world import LoadSpec
+
+__all__ = [
+    "APPROXIMATIONS",
+    "SimulationInputs",
+    "build_inputs",
+    "gauges_of",
+    "needs_capacity",
+    "selected_metric_names",
+]
+
+APPROXIMATIONS = (
+    "Scheduler: no volumes, ports, inter-pod affinity, topology spread, image locality, "
+    "preferred affinity or backoff; pending pods are retried whenever a node turns Ready "
+    "or resources are freed.",
+    "Cluster autoscaler: no failed provisioning or backoff, no DaemonSets or PDBs, no "
+    "resource limits other than max-nodes-total, no balancing of similar node groups; the "
+    "node group template of an empty pool lists its GPUs (the upstream DigitalOcean "
+    "provider's does not: check scale-from-zero on your account).",
+    "Node provisioning takes exactly the pool's provisioning_time (the profile's "
+    "assumption), GPUs allocatable when the node is Ready.",
+    "Prometheus: targets appear when a pod is Ready and disappear when it is deleted; "
+    "target labels are those prometheus-operator sets for a ServiceMonitor endpoint "
+    "(job, instance, namespace, service, pod, endpoint, container), so scrape phases "
+    "differ from a real server's (the spread is the same).",
+    "kube-state-metrics: Deployment status follows the pods at once (the Deployment "
+    "controller's own lag is not modelled).",
+    "Readiness: a probe succeeds from the first tick after the program serves (the "
+    "profile's startup_time after the container starts); probe ticks start when the pod "
+    "is bound. Without a probe a pod is Ready when its container starts; requests sent "
+    "to it before it serves wait for it (a real one refuses the connection).",
+    "Requests: fixed service times (no batching slow-down), one connection per request, "
+    "FIFO per replica.",
+    "KEDA's and the HPA's reads of Prometheus take no time; the HPA and KEDA loops start "
+    "at t=0 with the ScaledObject (created with the run), the Deployment already running.",
+)
+"""What is modelled approximately, for timeline headers and reports."""
+
+_DEFAULT_PODS_PER_NODE = 110
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_UNIT_MS |= {"w": 7 * 86_400_000, "y": 365 * 86_400_000}
+
+
+@dataclass(frozen=True)
+class SimulationInputs:
+    """Everything a run is built from, read from manifests and a profile."""
+
+    spec: SimulationSpec
+    """The world: workloads, pools, timings."""
+    scaled_objects: tuple[ScaledObjectSource, ...]
+    """The ScaledObjects, each KEDA's loop plus its HPA."""
+    lookback_ms: int = 300_000
+    """Prometheus' ``--query.lookback-delta``."""
+    prometheus_version: str = "3"
+    """PromQL semantics: ``"3"`` or ``"2"``."""
+    retention_ms: int | None = None
+    """Samples older than this are dropped during a run (every query still sees its window)."""
+    namespace: str = "default"
+    """The namespace of objects that set none (``kubectl apply -n``)."""
+    warnings: tuple[str, ...] = ()
+    """Things modelled as written but probably not meant (one line each)."""
+    latency_targets: Mapping[str, float] = field(default_factory=dict)
+    """Workload key → the profile's latency target (seconds)."""
+    scrape_only: frozenset[str] | None = None
+    """The metric names the triggers' queries can select; only those series are stored
+    during a run (an exact saving: no query can see the others). None: all of them."""
+
+    def backend(self) -> PromQLBackend:
+        """A fresh metrics backend with this Prometheus' lookback and version."""
+        return PromQLBackend(
+            lookback_ms=self.lookback_ms,
+            version="2" if self.prometheus_version == "2" else "3",
+            retention_ms=self.retention_ms,
+        )
+
+    def scalers(self) -> dict[str, list[Scaler]]:
+        """Fresh KEDA and HPA loops per workload key (stateful: one set per run)."""
+        out: dict[str, list[Scaler]] = {}
+        for source in self.scaled_objects:
+            out.setdefault(f"{source.namespace}/{source.target}", []).extend(source.loops().scalers)
+        return out
+
+    def thresholds(self) -> dict[str, float]:
+        """``query:<metric>``/``hpa:<metric>`` → the HPA target, for plots."""
+        out: dict[str, float] = {}
+        for source in self.scaled_objects:
+            out.update(thresholds_of(source))
+        return out
+
+    def simulation(
+        self, *, load: LoadSpec | None = None, seed: int = 0, audit: bool = False
+    ) -> Simulation:
+        """A new run of this system under ``load``."""
+        return Simulation(
+            self.spec,
+            metrics=self.backend(),
+            seed=seed,
+            scalers=self.scalers(),
+            load=load,
+            audit=audit,
+            scrape_only=self.scrape_only,
+        )
+
+    def workload_key(self, name: str) -> str:
+        """The ``namespace/name`` of the workload called ``name`` (or already a key)."""
+        return self.spec.workload(name).key
+
+
+def gauges_of(scenario: Scenario | None, workloads: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The gauges a scenario sets, per workload name (its default target when only one)."""
+    out: dict[str, list[str]] = {}
+    if scenario is None:
+        return {}
+    for step in scenario.steps:
+        if not isinstance(step, GaugeStep):
+            continue
+        target = step.workload or (workloads[0] if len(workloads) == 1 else None)
+        if target is None:
+            continue
+        names = out.setdefault(target.split("/")[-1], [])
+        if step.name not in names:
+            names.append(step.name)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _selectors(expr: object) -> Iterator[str | None]:
+    if isinstance(expr, pp.VectorSelector):
+        yield expr.name or None
+        return
+    if isinstance(expr, pp.MatrixSelector):
+        yield from _selectors(expr.vector_selector)
+        return
+    for attribute in ("expr", "lhs", "rhs", "param"):
+        child = getattr(expr, attribute, None)
+        if child is not None:
+            yield from _selectors(child)
+    for child in getattr(expr, "args", None) or ():
+        yield from _selectors(child)
+
+
+def selected_metric_names(queries: Sequence[str]) -> frozenset[str] | None:
+    """The metric names ``queries`` select by name, or None when one of their selectors
+    has no plain name (``{job="x"}``, ``{__name__=~"..."}``) and could select anything."""
+    names: set[str] = set()
+    for query in queries:
+        try:
+            found = list(_selectors(pp.parse(query)))
+        except ValueError:
+            return None
+        if any(name is None for name in found):
+            return None
+        names.update(name for name in found if name is not None)
+    return frozenset(names)
+
+
+def _where(manifest: Manifest, path: KeyPath) -> str:
+    return str(manifest.line_of(path))
+
+
+def _path_of(text: str) -> KeyPath:
+    """``spec.triggers[0].metadata.query`` → ``("spec", "triggers", 0, "metadata", "query")``."""
+    parts: list[str | int] = []
+    for token in re.findall(r"[^.\[\]]+|\[\d+\]", text):
+        parts.append(int(token[1:-1]) if token.startswith("[") else token)
+    return tuple(parts)
+
+
+def _relocate(error: GpuscaleError, manifest: Manifest, base: KeyPath = ()) -> InputError:
+    """``error`` with its key path (``spec.x[0]``) turned into the manifest's ``file:line``."""
+    path = _path_of(error.where or "")
+    if path[: len(base)] != base:
+        path = (*base, *path)
+    return InputError(
+        f"{manifest.kind} {manifest.name}: {error.message}",
+        where=_where(manifest, path),
+        fix=error.fix,
+    )
+
+
+# --------------------------------------------------------------------------- workloads
+
+
+def _tolerations(workload: Workload) -> tuple[scheduler.Toleration, ...]:
+    out = []
+    for t in workload.tolerations:
+        if t.operator == "Exists":
+            out.append(scheduler.Toleration(t.key, "Exists", t.value, t.effect))
+        else:
+            out.append(scheduler.Toleration(t.key, "Equal", t.value, t.effect))
+    return tuple(out)
+
+
+def _affinity(workload: Workload) -> tuple[scheduler.NodeSelectorTerm, ...] | None:
+    if not workload.required_node_affinity:
+        return None
+    terms = []
+    for term in workload.required_node_affinity:
+        requirements = []
+        for r in term.match_expressions:
+            if r.operator not in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"):
+                raise InputError(
+                    f"{workload.kind} {workload.name}: unknown node affinity operator "
+                    f"{r.operator!r}",
+                    where=str(workload.source),
+                    fix="use In, NotIn, Exists, DoesNotExist, Gt or Lt",
+                )
+            requirements.append(
+                scheduler.NodeSelectorRequirement(r.key, r.operator, tuple(r.values))  # type: ignore[arg-type]
+            )
+        terms.append(scheduler.NodeSelectorTerm(tuple(requirements)))
+    return tuple(terms)
+
+
+def _readiness(workload: Workload) -> Readiness:
+    for container in workload.containers:
+        probe = container.readiness_probe
+        if probe is not None:
+            return ReadinessProbe(
+                initial_delay_s=float(probe.initial_delay_seconds),
+                period_s=float(probe.period_seconds),
+                success_threshold=probe.success_threshold,
+            )
+    return "started"
+
+
+def _local_storage(manifest: Manifest) -> bool:
+    volumes = manifest.get(("spec", "template", "spec", "volumes")) or []
+    return any(
+        isinstance(v, dict) and ("emptyDir" in v or "hostPath" in v)
+        for v in volumes
+        if isinstance(volumes, list)
+    )
+
+
+def _capacity(settings: ProfileWorkload) -> RequestCapacity | None:
+    service_time = settings.service_time
+    if service_time is None and settings.requests_per_second is not None:
+        service_time = settings.concurrency / settings.requests_per_second
+    tokens = settings.prefill_tokens_per_second is not None
+    if service_time is None and not tokens:
+        return None
+    return RequestCapacity(
+        concurrency=settings.concurrency,
+        service_time_s=service_time,
+        prefill_tokens_per_s=settings.prefill_tokens_per_second,
+        decode_tokens_per_s=settings.decode_tokens_per_second,
+        timeout_s=settings.request_timeout,
+        latency_target_s=settings.latency_target,
+    )
+
+
+@dataclass(frozen=True)
+class _Scrape:
+    scraped: bool
+    service: str | None = None
+    interval_s: float | None = None
+    path: str = "/metrics"
+    honor_labels: bool = False
+    port: int = 8080
+    port_name: str = "metrics"
+    container: str = "app"
+    job: str | None = None
+    warning: str | None = None
+
+
+def _container_port(workload: Workload, target: int | str | None) -> tuple[int, str]:
+    """The container and port number a Service port's ``targetPort`` lands on."""
+    for container in workload.containers:
+        for port in container.ports:
+            if target is None or target in (port.container_port, port.name):
+                return (port.container_port or 0), container.name
+    first = workload.containers[0].name if workload.containers else "app"
+    return (target if isinstance(target, int) else 0), first
+
+
+def _scrape(
+    workload: Workload,
+    namespace: str,
+    manifests: ManifestSet,
+    default_namespace: str,
+    release: str,
+) -> _Scrape:
+    services = []
+    for manifest in manifests.by_kind("Service"):
+        if manifest.effective_namespace(default_namespace) != namespace:
+            continue
+        service = Service.from_manifest(manifest)
+        if service.selects(workload.template_labels):
+            services.append(service)
+    if not services:
+        return _Scrape(
+            False,
+            warning=f"{workload.kind} {workload.name} ({workload.source}): no Service selects "
+            "its pods, so Prometheus does not scrape them",
+        )
+    reasons: list[str] = []
+    for manifest in manifests.by_kind("ServiceMonitor"):
+        monitor = ServiceMonitor.from_manifest(manifest)
+        own = manifest.effective_namespace(default_namespace)
+        for service in services:
+            if not monitor.selector.matches(service.labels):
+                continue
+            if not monitor.namespace_selector.covers(namespace, own):
+                covered = (
+                    ", ".join(monitor.namespace_selector.match_names) or f"its own namespace {own}"
+                )
+                reasons.append(
+                    f"ServiceMonitor {monitor.name} ({monitor.source}) selects Service "
+                    f"{service.name} by its labels, but its namespaceSelector covers {covered} "
+                    f"and the Service is in {namespace}"
+                )
+                continue
+            if monitor.labels.get("release") != release:
+                reasons.append(
+                    f"ServiceMonitor {monitor.name} ({monitor.source}) lacks the label "
+                    f"release: {release} that the Prometheus of release {release!r} selects"
+                )
+                continue
+            for endpoint in monitor.endpoints:
+                port = service.port_named(endpoint.port) if endpoint.port else None
+                if port is None:
+                    continue
+                number, container = _container_port(workload, port.target_port or port.port)
+                job_label = manifest.get(("spec", "jobLabel"))
+                job = (
+                    service.labels.get(job_label)
+                    if isinstance(job_label, str) and job_label
+                    else None
+                )
+                return _Scrape(
+                    True,
+                    service=service.name,
+                    interval_s=endpoint.interval,
+                    path=endpoint.path,
+                    honor_labels=endpoint.honor_labels,
+                    port=number or 8080,
+                    port_name=endpoint.port or "metrics",
+                    container=container,
+                    job=job,
+                )
+            reasons.append(
+                f"ServiceMonitor {monitor.name} ({monitor.source}) names no port of Service "
+                f"{service.name}"
+            )
+    why = "; ".join(reasons) if reasons else "no ServiceMonitor selects its Service"
+    return _Scrape(
+        False,
+        service=services[0].name,
+        warning=f"{workload.kind} {workload.name} in namespace {namespace} is not scraped: "
+        f"{why}. Its metrics never reach Prometheus",
+    )
+
+
+def _workload_spec(
+    manifest: Manifest,
+    manifests: ManifestSet,
+    profile: Profile,
+    default_namespace: str,
+    gauges: tuple[str, ...],
+) -> tuple[WorkloadSpec, str | None]:
+    try:
+        workload = Workload.from_manifest(manifest)
+    except GpuscaleError as error:
+        raise InputError(error.message, where=error.where, fix=error.fix) from None
+    namespace = manifest.effective_namespace(default_namespace)
+    if workload.replicas is None:
+        raise InputError(
+            f"{manifest.kind} {manifest.name}: spec.replicas is a template placeholder",
+            where=_where(manifest, ("spec", "replicas")),
+            fix="render the manifest first, or write a number",
+        )
+    if not workload.containers:
+        raise InputError(
+            f"{manifest.kind} {manifest.name} has no containers",
+            where=_where(manifest, ("spec", "template", "spec", "containers")),
+            fix="add the workload's container",
+        )
+    settings = profile.workload(workload.name)
+    scrape = _scrape(workload, namespace, manifests, default_namespace, profile.prometheus.release)
+    grace = workload.termination_grace_period_seconds
+    min_ready = manifest.get(("spec", "minReadySeconds"))
+    try:
+        spec = WorkloadSpec(
+            workload.name,
+            namespace=namespace,
+            replicas=workload.replicas,
+            requests=dict(workload.pod_requests),
+            node_selector=dict(workload.node_selector),
+            node_affinity=_affinity(workload),
+            tolerations=_tolerations(workload),
+            image=workload.containers[0].image or "unknown",
+            image_pull_s=settings.image_pull_time,
+            startup_s=settings.startup_time,
+            readiness=_readiness(workload),
+            termination_grace_s=float(30 if grace is None else grace),
+            min_ready_s=float(min_ready) if isinstance(min_ready, int) else 0.0,
+            capacity=_capacity(settings),
+            gauges=gauges,
+            container=scrape.container,
+            metrics_port=scrape.port,
+            metrics_port_name=scrape.port_name,
+            service=scrape.service,
+            scrape_interval_s=scrape.interval_s,
+            scraped=scrape.scraped,
+            honor_labels=scrape.honor_labels,
+            metrics_path=scrape.path,
+            job=scrape.job,
+            local_storage=_local_storage(manifest),
+        )
+    except ValueError as error:
+        raise InputError(
+            f"{manifest.kind} {manifest.name}: {error}",
+            where=str(manifest.source),
+            fix="correct the value in the manifest or the profile's workloads section",
+        ) from None
+    return spec, scrape.warning
+
+
+# --------------------------------------------------------------------------- pools
+
+
+def _pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
+    allocatable: dict[str, float] = {
+        "cpu": pool.cpu,
+        "memory": float(pool.memory),
+        "pods": _DEFAULT_PODS_PER_NODE,
+    }
+    resource = pool.gpu_resource
+    if resource is not None and pool.gpus_per_node:
+        allocatable[resource] = pool.gpus_per_node
+    try:
+        return PoolSpec(
+            pool.name,
+            allocatable=allocatable,
+            labels=dict(pool.labels),
+            taints=tuple(
+                scheduler.Taint(t.key, t.value, t.effect)  # type: ignore[arg-type]
+                for t in pool.node_taints
+            ),
+            min_nodes=pool.lowest,
+            max_nodes=pool.highest,
+            initial_nodes=nodes,
+            price_per_hour=pool.price_per_hour,
+            provisioning_s=pool.provisioning_time,
+            gpu_model=pool.gpu_model or "",
+        )
+    except ValueError as error:
+        raise InputError(
+            f"node pool {pool.name}: {error}",
+            where=f"node_pools[{pool.name}]",
+            fix="use a DNS label (lowercase letters, digits, '-') and consistent counts",
+        ) from None
+
+
+def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec]) -> list[int]:
+    """Nodes per pool at the start: the pool's minimum, plus what the initial replicas
+    need (first fit, in pool order), within its maximum — the cluster as a Deployment
+    already running finds it."""
+    templates = [_pool_spec(pool, pool.lowest) for pool in pools]
+    counts = [pool.lowest for pool in pools]
+    nodes: list[tuple[int, dict[str, int]]] = [
+        (index, {}) for index, pool in enumerate(pools) for _ in range(pool.lowest)
+    ]
+    for workload in workloads:
+        requirements = workload.pod_requirements()
+        for _ in range(workload.replicas):
+            placed = False
+            for index, used in nodes:
+                if _fits(requirements, templates[index], used):
+                    _take(requirements, used)
+                    placed = True
+                    break
+            if placed:
+                continue
+            for index, pool in enumerate(pools):
+                if counts[index] >= pool.highest:
+                    continue
+                used = {}
+                if _fits(requirements, templates[index], used):
+                    _take(requirements, used)
+                    nodes.append((index, used))
+                    counts[index] += 1
+                    break
+    return counts
+
+
+def _fits(requirements: scheduler.PodRequirements, pool: PoolSpec, used: dict[str, int]) -> bool:
+    view = scheduler.NodeView(
+        "template",
+        {**pool.labels, "doks.digitalocean.com/node-pool": pool.name},
+        pool.taints,
+        scheduler.quantities(pool.allocatable),
+        dict(used),
+    )
+    reasons, _ = scheduler.filter_node(requirements, view)
+    return not reasons
+
+
+def _take(requirements: scheduler.PodRequirements, used: dict[str, int]) -> None:
+    for resource, amount in requirements.requests.items():
+        used[resource] = used.get(resource, 0) + amount
+    used["pods"] = used.get("pods", 0) + 1
+
+
+# --------------------------------------------------------------------------- ScaledObjects
+
+
+def _auth_params(
+    manifests: ManifestSet, namespace: str, default_namespace: str, name: str | None
+) -> dict[str, str] | None:
+    """The parameters a TriggerAuthentication supplies, with placeholder values (secrets
+    are not read: the simulation needs only to know they are given)."""
+    if not name:
+        return None
+    for manifest in manifests.by_kind("TriggerAuthentication", "ClusterTriggerAuthentication"):
+        if manifest.name != name:
+            continue
+        if (
+            manifest.kind == "TriggerAuthentication"
+            and manifest.effective_namespace(default_namespace) != namespace
+        ):
+            continue
+        params: dict[str, str] = {}
+        for key in ("secretTargetRef", "env", "configMapTargetRef"):
+            for entry in manifest.get(("spec", key)) or []:
+                if isinstance(entry, dict) and isinstance(entry.get("parameter"), str):
+                    params[entry["parameter"]] = f"<{key}:{entry.get('name', '')}>"
+        return params
+    return None
+
+
+def _scaled_object(
+    manifest: Manifest,
+    *,
+    manifests: ManifestSet,
+    profile: Profile,
+    default_namespace: str,
+    workloads: Mapping[tuple[str, str, str], WorkloadSpec],
+    backend: PromQLBackend,
+) -> tuple[ScaledObjectSource, list[str]]:
+    body = manifest.spec
+    namespace = manifest.effective_namespace(default_namespace)
+    warnings: list[str] = []
+    try:
+        typed = ScaledObjectSpec.from_k8s(body)
+        warnings += [
+            f"ScaledObject {manifest.name}: {w}"
+            for w in validate_scaled_object(body, name=manifest.name)
+        ]
+    except GpuscaleError as error:
+        raise _relocate(error, manifest) from None
+    if typed.scaling_modifiers is not None:
+        raise InputError(
+            f"ScaledObject {manifest.name}: advanced.scalingModifiers is not simulated",
+            where=_where(manifest, ("spec", "advanced", "scalingModifiers")),
+            fix="simulate the triggers without scalingModifiers, or leave this ScaledObject out",
+        )
+    for index, trigger in enumerate(typed.triggers):
+        if trigger.type != "prometheus":
+            raise InputError(
+                f"ScaledObject {manifest.name}: trigger type {trigger.type!r} is not simulated "
+                "(gpuscale simulates prometheus triggers)",
+                where=_where(manifest, ("spec", "triggers", index, "type")),
+                fix="use a prometheus trigger, or leave this ScaledObject out of the simulation",
+            )
+    kind = typed.scale_target_kind
+    key = (kind, namespace, typed.scale_target_name)
+    if key not in workloads:
+        raise InputError(
+            f"ScaledObject {manifest.name} scales {kind} {namespace}/{typed.scale_target_name}, "
+            "which is not among the manifests given",
+            where=_where(manifest, ("spec", "scaleTargetRef", "name")),
+            fix=f"pass the {kind}'s manifest too (and check its name and namespace)",
+        )
+    annotations = manifest.get(("metadata", "annotations")) or {}
+    auth = [
+        _auth_params(manifests, namespace, default_namespace, t.authentication_ref)
+        for t in typed.triggers
+    ]
+    try:
+        generated = generated_hpa(
+            body,
+            name=manifest.name,
+            annotations={str(k): str(v) for k, v in annotations.items()},
+            auth_params=auth,
+        )
+    except GpuscaleError as error:
+        raise _relocate(error, manifest) from None
+    address = profile.prometheus.address.rstrip("/")
+    for index, prom in enumerate(generated.triggers):
+        if prom is None:
+            continue
+        try:
+            backend.check(prom.query)
+        except PromQLError as error:
+            raise InputError(
+                f"ScaledObject {manifest.name}: {error.message}",
+                where=_where(manifest, ("spec", "triggers", index, "metadata", "query")),
+                fix=error.fix or "rewrite the query (gpuscale lint explains its findings)",
+            ) from None
+        if prom.server_address.rstrip("/") != address:
+            warnings.append(
+                f"ScaledObject {manifest.name} "
+                f"({manifest.line_of(('spec', 'triggers', index, 'metadata', 'serverAddress'))})"
+                f": serverAddress {prom.server_address} is not the profile's Prometheus "
+                f"({address}); the simulation answers the query from the simulated Prometheus"
+            )
+    source = ScaledObjectSource(
+        name=manifest.name,
+        namespace=namespace,
+        target=typed.scale_target_name,
+        spec=typed,
+        hpa=generated,
+        annotations={str(k): str(v) for k, v in annotations.items()},
+        hpa_sync_period_s=profile.hpa.sync_period,
+        hpa_tolerance=profile.hpa.tolerance,
+        hpa_downscale_stabilization_s=profile.hpa.downscale_stabilization,
+    )
+    return source, warnings
+
+
+def _longest_window_ms(queries: Sequence[str]) -> int:
+    longest = 0
+    for query in queries:
+        for amount, unit in _DURATION.findall(query):
+            longest = max(longest, int(float(amount) * _UNIT_MS[unit]))
+    return longest
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def build_inputs(
+    manifests: ManifestSet,
+    profile: Profile,
+    *,
+    namespace: str = "default",
+    gauges: Mapping[str, Sequence[str]] | None = None,
+) -> SimulationInputs:
+    """Read the simulation the manifests and profile describe (see the module docstring).
+
+    ``namespace`` is where objects without one land (``kubectl apply -n``); ``gauges``
+    names, per workload, the gauges a scenario sets (its pods export them from the
+    start, at 0).
+    """
+    gauges = gauges or {}
+    warnings: list[str] = []
+    workloads: dict[tuple[str, str, str], WorkloadSpec] = {}
+    for manifest in manifests.by_kind("Deployment", "StatefulSet"):
+        spec, warning = _workload_spec(
+            manifest, manifests, profile, namespace, tuple(gauges.get(manifest.name, ()))
+        )
+        key = (manifest.kind, spec.namespace, spec.name)
+        if any(k[1:] == key[1:] for k in workloads):
+            raise InputError(
+                f"two workloads are called {spec.namespace}/{spec.name}",
+                where=str(manifest.source),
+                fix="give each Deployment and StatefulSet its own name per namespace",
+            )
+        workloads[key] = spec
+        if warning:
+            warnings.append(warning)
+    if not workloads:
+        raise InputError(
+            "no Deployment or StatefulSet among the manifests",
+            where=", ".join(manifests.files) or "manifests",
+            fix="pass the directory or files that hold the workload",
+        )
+    backend = PromQLBackend(
+        lookback_ms=round(profile.prometheus.lookback_delta * 1000),
+        version=profile.prometheus.version,
+    )
+    sources: list[ScaledObjectSource] = []
+    for manifest in manifests.by_kind("ScaledObject"):
+        source, more = _scaled_object(
+            manifest,
+            manifests=manifests,
+            profile=profile,
+            default_namespace=namespace,
+            workloads=workloads,
+            backend=backend,
+        )
+        sources.append(source)
+        warnings += more
+    targets = {(s.namespace, s.target) for s in sources}
+    for manifest in manifests.by_kind("HorizontalPodAutoscaler"):
+        ref = manifest.get(("spec", "scaleTargetRef", "name"))
+        ns = manifest.effective_namespace(namespace)
+        also = " (a ScaledObject scales it too)" if (ns, ref) in targets else ""
+        warnings.append(
+            f"HorizontalPodAutoscaler {manifest.name} ({manifest.source}) is not simulated{also}: "
+            "gpuscale simulates the HPAs KEDA generates; its target keeps the replicas the "
+            "other scalers give it"
+        )
+    pools = profile.node_pools
+    specs = list(workloads.values())
+    counts = _initial_nodes(pools, specs)
+    pool_specs = tuple(_pool_spec(pool, n) for pool, n in zip(pools, counts, strict=True))
+    if not pool_specs:
+        raise InputError(
+            "the profile has no node pools", where="gpuscale.yaml", fix="add node_pools"
+        )
+    scaler = profile.autoscaler
+    timings = AutoscalerTimings(
+        scan_interval_s=scaler.scan_interval,
+        scale_up_delay_s=scaler.scale_up_delay,
+        scale_up_delay_gpu_s=scaler.scale_up_delay_gpu,
+        new_pod_scale_up_delay_s=scaler.new_pod_scale_up_delay,
+        scale_down_unneeded_s=scaler.scale_down_unneeded_time,
+        scale_down_delay_after_add_s=scaler.scale_down_delay_after_add,
+        scale_down_delay_after_delete_s=scaler.scale_down_delay_after_delete,
+        scale_down_utilization_threshold=scaler.scale_down_utilization_threshold,
+        scale_down_gpu_utilization_threshold=scaler.scale_down_gpu_utilization_threshold,
+        expander=scaler.expander,
+    )
+    sim_spec = SimulationSpec(
+        tuple(specs),
+        pool_specs,
+        autoscaler=timings,
+        prometheus=PrometheusSpec(scrape_interval_s=profile.prometheus.scrape_interval),
+        control_plane=ControlPlaneSpec(
+            hpa_sync_period_s=profile.hpa.sync_period or DEFAULT_SYNC_PERIOD_SECONDS
+        ),
+    )
+    lookback_ms = round(profile.prometheus.lookback_delta * 1000)
+    queries = [t.query for s in sources for t in s.hpa.triggers if t is not None]
+    window = _longest_window_ms(queries)
+    retention_ms = 2 * (window + lookback_ms) + 3_600_000
+    return SimulationInputs(
+        spec=sim_spec,
+        scaled_objects=tuple(sources),
+        lookback_ms=lookback_ms,
+        prometheus_version=profile.prometheus.version,
+        retention_ms=retention_ms,
+        namespace=namespace,
+        warnings=tuple(warnings),
+        latency_targets={
+            w.key: w.capacity.latency_target_s
+            for w in specs
+            if w.capacity is not None and w.capacity.latency_target_s is not None
+        },
+        scrape_only=selected_metric_names(queries),
+    )
+
+
+def needs_capacity(
+    scenario: Scenario | None, traces: Mapping[str, Trace], inputs: SimulationInputs
+) -> None:
+    """Raise ``InputError`` (naming the profile key) when requests go to a workload whose
+    profile entry gives no capacity."""
+    names: set[str] = set(traces)
+    if scenario is not None:
+        single = inputs.spec.workloads[0].name if len(inputs.spec.workloads) == 1 else None
+        for step in scenario.steps:
+            if isinstance(step, RateStep | RampStep):
+                target = step.workload or single
+                if target is not None:
+                    names.add(target)
+    for name in sorted(names):
+        try:
+            workload = inputs.spec.workload(name)
+        except KeyError:
+            continue
+        if workload.capacity is None:
+            raise InputError(
+                f"workload {workload.name} receives requests but the profile gives it no capacity",
+                where=f"gpuscale.yaml: workloads.{workload.name}",
+                fix="set service_time or requests_per_second (and concurrency), or "
+                "prefill_tokens_per_second and decode_tokens_per_second",
+            )

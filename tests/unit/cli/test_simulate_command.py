@@ -1,0 +1,153 @@
+"""``gpuscale simulate``: outputs, the timeline header, bad input as one line (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuscale.cli.main import main
+from gpuscale.report import read_timeline
+
+ROOT = Path(__file__).resolve().parents[3]
+TUTORIAL = ROOT / "examples" / "tutorial"
+FIXED = ROOT / "examples" / "tutorial-fixed"
+SCENARIO = ROOT / "examples" / "tutorial-scenario.yaml"
+TRACE = Path("/work/shared/traces/AzureLLMInferenceTrace_conv.csv")
+
+
+def _one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.strip().splitlines() if "warning" not in line]
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+def test_the_tutorial_summary_timeline_and_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    timeline, page = tmp_path / "t.jsonl", tmp_path / "t.html"
+    code = main(
+        [
+            "simulate",
+            str(TUTORIAL),
+            "-n",
+            "kube-system",
+            "--scenario",
+            str(SCENARIO),
+            "--timeline",
+            str(timeline),
+            "--report",
+            str(page),
+            "--seed",
+            "3",
+        ]
+    )
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "flaps" in captured.out
+    assert "to desired" in captured.out
+    assert "Pool gpu" in captured.out
+    assert f"wrote {timeline}" in captured.err
+    decoded = read_timeline(timeline)
+    meta = decoded.header.meta
+    assert meta["seed"] == 3
+    assert meta["until"] == "40m"
+    assert meta["duration_s"] == 2400.0
+    assert meta["scenario"] == str(SCENARIO)
+    assert meta["profile"] == str(TUTORIAL / "gpuscale.yaml")
+    assert meta["thresholds"] == {"query:s0-prometheus": 80.0, "hpa:s0-prometheus": 80.0}
+    assert meta["namespace"] == "kube-system"
+    assert any("Readiness" in a for a in meta["approximations"])
+    assert "gpuscale_version" in meta
+    assert decoded.records[-1].t <= 2400.0
+    assert page.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_json_output_has_the_summary_numbers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", str(FIXED), "--scenario", str(SCENARIO), "-o", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (replicas,) = document["summary"]["replicas"]
+    assert (replicas["min_spec"], replicas["max_spec"], replicas["flaps"]) == (1, 2, 0)
+    (reaction,) = document["summary"]["reactions"]
+    assert reaction["desired"] == 2
+    titles = [s["title"] for s in document["table"]]
+    assert "Workload go-from-configmap" in titles
+
+
+def test_same_seed_same_timeline(tmp_path: Path) -> None:
+    files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    for path in files:
+        args = ["simulate", str(FIXED), "--scenario", str(SCENARIO), "--timeline", str(path)]
+        assert main([*args, "--until", "15m"]) == 0
+    assert files[0].read_text() == files[1].read_text()
+
+
+@pytest.mark.skipif(not TRACE.exists(), reason="the shared traces are not here")
+def test_a_trace_replay_carries_its_attribution(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "llm"
+    folder.mkdir()
+    (folder / "resources.yaml").write_text(
+        (FIXED / "resources.yaml")
+        .read_text()
+        .replace(
+            'sum(my_custom_gauge{namespace="gpu-demo", service="go-from-configmap"})',
+            'sum(gpuscale_requests_in_flight{namespace="gpu-demo"})',
+        )
+    )
+    (folder / "gpuscale.yaml").write_text(
+        (FIXED / "gpuscale.yaml").read_text()
+        + "    concurrency: 8\n    prefill_tokens_per_second: 8000\n"
+        "    decode_tokens_per_second: 60\n    latency_target: 20s\n"
+    )
+    timeline = tmp_path / "trace.jsonl"
+    args = ["simulate", str(folder), "--trace", str(TRACE), "--until", "10m"]
+    assert main([*args, "--timeline", str(timeline), "--speedup", "0.05", "-o", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (requests,) = document["summary"]["requests"]
+    assert requests["total"] > 0
+    assert (
+        requests["served"] + requests["timed_out"] + requests["dropped"] + requests["unfinished"]
+        == requests["total"]
+    )
+    meta = read_timeline(timeline).header.meta
+    assert "Splitwise" in meta["attribution"][0]
+    assert meta["speedup"] == 0.05
+
+
+@pytest.mark.parametrize(
+    ("scenario", "where"),
+    [
+        ("steps:\n  - at: soon\n    set_gauge: {name: g, value: 1}\n", ":2"),
+        ("steps:\n  - at: 1s\n    set_gauge: {value: 1}\n", ":3"),
+        ("steps:\n  - at: 1s\n    request_rate: 3\n", "gpuscale.yaml: workloads.go-from-configmap"),
+        ("steps: [\n", ":"),
+    ],
+)
+def test_bad_scenarios_are_one_line_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], scenario: str, where: str
+) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario)
+    assert main(["simulate", str(FIXED), "--scenario", str(path)]) == 2
+    line = _one_error_line(capsys)
+    assert line.startswith("gpuscale: error: ")
+    assert where in line
+
+
+def test_bad_flags_and_missing_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", str(FIXED)]) == 2
+    assert "give --scenario FILE or --trace FILE" in _one_error_line(capsys)
+    assert main(["simulate", str(FIXED), "--scenario", str(tmp_path / "none.yaml")]) == 2
+    assert "no such scenario file" in _one_error_line(capsys)
+    assert main(["simulate", str(FIXED), "--scenario", str(SCENARIO), "--until", "x"]) == 2
+    assert "--until" in _one_error_line(capsys)
+    trace = tmp_path / "t.csv"
+    trace.write_text("timestamp\nnot-a-time\n")
+    assert main(["simulate", str(FIXED), "--trace", str(trace)]) == 2
+    assert str(trace) in _one_error_line(capsys)
+    assert not list(tmp_path.glob("*.jsonl"))

@@ -1,0 +1,182 @@
+"""From manifests and a profile to a simulation (gpuscale.sim.inputs): what is read from
+where, what is refused with ``file:line``, and what is only a warning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuscale.controllers.kubelet import ReadinessProbe
+from gpuscale.errors import InputError
+from gpuscale.manifests import ManifestSet, load_paths, load_text
+from gpuscale.profile import load_profile, load_profile_text
+from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
+from gpuscale.sim.scenario import parse_scenario
+
+ROOT = Path(__file__).resolve().parents[3]
+TUTORIAL = ROOT / "examples" / "tutorial"
+FIXED = ROOT / "examples" / "tutorial-fixed"
+
+
+def _tutorial(namespace: str = "kube-system"):  # type: ignore[no-untyped-def]
+    return build_inputs(
+        load_paths([TUTORIAL]),
+        load_profile(TUTORIAL / "gpuscale.yaml"),
+        namespace=namespace,
+        gauges={"go-from-configmap": ("my_custom_gauge",)},
+    )
+
+
+def test_the_tutorial_workload_comes_from_its_deployment_and_profile() -> None:
+    inputs = _tutorial()
+    (workload,) = inputs.spec.workloads
+    assert workload.key == "kube-system/go-from-configmap"
+    assert workload.replicas == 1
+    assert workload.requests == {"amd.com/gpu": 1.0}
+    assert workload.node_selector == {"doks.digitalocean.com/gpu-brand": "amd"}
+    assert [t.key for t in workload.tolerations] == ["CriticalAddonsOnly", "amd.com/gpu"]
+    assert workload.image == "python:3.12-slim"
+    assert (workload.image_pull_s, workload.startup_s) == (15.0, 30.0)
+    assert workload.readiness == "started"  # no readiness probe: Ready when it starts
+    assert workload.local_storage  # the emptyDir app-dir
+    assert workload.gauges == ("my_custom_gauge",)
+    # scraped through ServiceMonitor go-from-configmap: endpoint "metrics", 30 s
+    assert workload.scraped
+    assert (workload.scrape_interval_s, workload.metrics_port, workload.container) == (
+        30.0,
+        8080,
+        "go-runner",
+    )
+
+
+def test_the_tutorial_pools_and_timings_come_from_its_profile() -> None:
+    inputs = _tutorial()
+    pools = {p.name: p for p in inputs.spec.pools}
+    gpu = pools["gpu"]
+    assert (gpu.min_nodes, gpu.max_nodes, gpu.price_per_hour) == (0, 8, 1.99)
+    assert gpu.provisioning_s == 600.0
+    assert gpu.allocatable["amd.com/gpu"] == 1
+    assert gpu.labels["doks.digitalocean.com/gpu-brand"] == "amd"
+    assert [t.key for t in gpu.taints] == ["amd.com/gpu"]
+    # the running Deployment's one replica needs one GPU node at the start
+    assert gpu.initial_nodes == 1
+    assert (pools["general"].min_nodes, pools["general"].max_nodes) == (2, 2)
+    assert inputs.spec.autoscaler.scale_up_delay_gpu_s == 30.0
+    assert inputs.spec.autoscaler.expander == "random"  # DOKS' default
+    assert inputs.spec.control_plane.hpa_sync_period_s == 15.0
+    assert inputs.spec.prometheus.scrape_interval_s == 30.0
+    assert inputs.lookback_ms == 300_000
+    assert inputs.prometheus_version == "3"
+
+
+def test_the_scaled_object_becomes_keda_and_its_hpa() -> None:
+    inputs = _tutorial()
+    (source,) = inputs.scaled_objects
+    assert (source.namespace, source.target) == ("kube-system", "go-from-configmap")
+    assert source.spec.polling_interval == 30
+    assert (source.hpa.min_replicas, source.hpa.max_replicas) == (1, 8)
+    assert source.hpa.behavior is None
+    assert inputs.thresholds() == {"query:s0-prometheus": 80.0, "hpa:s0-prometheus": 80.0}
+    assert [s.name for s in inputs.scalers()["kube-system/go-from-configmap"]] == ["keda", "hpa"]
+    assert any("CooldownPeriod is configured but is not relevant" in w for w in inputs.warnings)
+
+
+def test_in_another_namespace_the_tutorial_is_not_scraped_and_says_why() -> None:
+    inputs = _tutorial("default")
+    assert not inputs.spec.workloads[0].scraped
+    (warning,) = [w for w in inputs.warnings if "not scraped" in w]
+    assert "namespaceSelector covers kube-system" in warning
+    assert f"ServiceMonitor go-from-configmap ({TUTORIAL / 'resources.yaml'}:" in warning
+
+
+def test_the_fixed_example_reads_its_probe_interval_and_behavior() -> None:
+    inputs = build_inputs(load_paths([FIXED]), load_profile(FIXED / "gpuscale.yaml"))
+    (workload,) = inputs.spec.workloads
+    assert workload.namespace == "gpu-demo"
+    assert workload.readiness == ReadinessProbe(period_s=5.0)
+    assert workload.scrape_interval_s == 15.0
+    assert workload.requests["cpu"] == pytest.approx(0.1)
+    (source,) = inputs.scaled_objects
+    assert source.hpa.behavior is not None
+    assert source.hpa.behavior["scaleDown"]["stabilizationWindowSeconds"] == 600  # type: ignore[index]
+
+
+BASE = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: app, image: "app:1"}]
+---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: so}
+spec:
+  scaleTargetRef: {name: TARGET}
+  triggers:
+    - type: TYPE
+      metadata:
+        serverAddress: http://prometheus-operated.monitoring.svc.cluster.local:9090
+        threshold: "5"
+        query: QUERY
+"""
+
+
+def _build(target: str = "app", kind: str = "prometheus", query: str = "sum(x)") -> object:
+    text = BASE.replace("TARGET", target).replace("TYPE", kind).replace("QUERY", query)
+    return build_inputs(ManifestSet(load_text(text, "app.yaml")), load_profile_text("", "p.yaml"))
+
+
+@pytest.mark.parametrize(
+    ("changes", "where", "message"),
+    [
+        ({"target": "other"}, "app.yaml:17", "scales Deployment default/other, which is not"),
+        ({"kind": "kafka"}, "app.yaml:19", "trigger type 'kafka' is not simulated"),
+        ({"query": "sort_by_label(x)"}, "app.yaml:23", "sort_by_label"),
+        ({"query": "sum(x"}, "app.yaml:23", "cannot parse PromQL"),
+    ],
+)
+def test_what_cannot_be_simulated_is_one_line_naming_the_line(
+    changes: dict[str, str], where: str, message: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        _build(**changes)
+    assert caught.value.where is not None
+    assert caught.value.where == where
+    assert message in caught.value.message
+    assert "\n" not in caught.value.one_line()
+
+
+def test_an_hpa_manifest_is_a_warning_not_a_model() -> None:
+    text = (
+        BASE.replace("TARGET", "app").replace("TYPE", "prometheus").replace("QUERY", "sum(x)")
+        + "---\napiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\n"
+        "spec: {scaleTargetRef: {name: app}, maxReplicas: 3}\n"
+    )
+    inputs = build_inputs(ManifestSet(load_text(text, "a.yaml")), load_profile_text("", "p"))
+    (warning,) = [w for w in inputs.warnings if "HorizontalPodAutoscaler" in w]
+    assert "is not simulated (a ScaledObject scales it too)" in warning
+
+
+def test_requests_to_a_workload_without_capacity_name_the_profile_key() -> None:
+    inputs = _tutorial()
+    scenario = parse_scenario("steps:\n  - at: 0s\n    request_rate: 3\n", source="s.yaml")
+    with pytest.raises(InputError) as caught:
+        needs_capacity(scenario, {}, inputs)
+    assert caught.value.where == "gpuscale.yaml: workloads.go-from-configmap"
+
+
+def test_gauges_of_a_scenario_per_workload() -> None:
+    scenario = parse_scenario(
+        "steps:\n  - {at: 0s, set_gauge: {name: a, value: 1}}\n"
+        "  - {at: 1s, set_gauge: {name: b, value: 1}, workload: w2}\n",
+        source="s.yaml",
+    )
+    assert gauges_of(scenario, ["w1"]) == {"w1": ("a",), "w2": ("b",)}
+    assert gauges_of(scenario, ["w1", "w2"]) == {"w2": ("b",)}
