@@ -216,6 +216,7 @@ def report(
     """The Markdown page (also printed)."""
     labels = [source.label for source in sources]
     load = os.getloadavg()[0]
+    ratio = len(labels) == 2
     lines = [
         "# Benchmark: gpuscale start-up",
         "",
@@ -231,13 +232,13 @@ def report(
         "CPU seconds of the child (user + system). The interpreter alone "
         "(`python -c pass`) is in the first row.",
         "",
-        "| command line | " + " | ".join(labels) + (" | ratio |" if len(labels) == 2 else " |"),
-        "| --- | " + " | ".join("---:" for _ in labels) + (" | ---: |" if len(labels) == 2 else " |"),
+        "| command line | " + " | ".join(labels) + (" | ratio |" if ratio else " |"),
+        "| --- | " + " | ".join("---:" for _ in labels) + (" | ---: |" if ratio else " |"),
     ]
     for args, by_label in timings.items():
         cells = [_fmt(by_label.get(label)) for label in labels]
         row = f"| `{' '.join(args) or 'python -c pass'}` | " + " | ".join(cells)
-        if len(labels) == 2:
+        if ratio:
             old, new = by_label.get(labels[0]), by_label.get(labels[1])
             row += f" | {old.wall / new.wall:.1f}×" if old and new else " | –"
         codes = {t.exit_code for t in by_label.values()}
