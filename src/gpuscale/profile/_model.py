@@ -125,7 +125,9 @@ Memory = Annotated[
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", use_attribute_docstrings=True, defer_build=True
+    )
 
 
 class ClusterSpec(_Model):
