@@ -10,16 +10,27 @@ median wall and CPU seconds are reported:
   full Typer group, so a new command is measured without editing this file),
 - a few real quick commands: ``profile show``, ``profile check``, ``render``, ``lint``.
 
-With ``--baseline REF`` the same command lines also run against the sources of git
-revision ``REF`` (``git archive REF src``, put first on ``PYTHONPATH``; same interpreter
-and packages), side by side in one run, so the ratio is measured on one machine in one
-state. At the end, ``python -X importtime`` shows where ``gpuscale --help`` and the quick
-commands spend their import time, summed by package (self time; a module's time is
-charged to ``gpuscale.<subpackage>``, or to its top-level package).
+The sources run from a copy in a temporary directory, put first on ``PYTHONPATH`` (same
+interpreter and installed packages). With ``--baseline REF`` the sources of git revision
+``REF`` (``git archive``) run too, side by side in one run, so the ratio is measured on
+one machine in one state.
+
+Two conditions, because Python's bytecode cache changes the picture:
+
+- ``cached``: every module's bytecode is cached (``PYTHONPYCACHEPREFIX`` in the temporary
+  directory, filled by one discarded warm-up run of each line), as after ``pip install``;
+- ``compiled``: ``PYTHONDONTWRITEBYTECODE=1`` and no cache for gpuscale's own modules, so
+  each run compiles every gpuscale module it imports from source (libraries keep their
+  installed caches). This is how ``gpuscale`` runs from an editable install on a machine
+  that sets ``PYTHONDONTWRITEBYTECODE``, as the development machines here do.
+
+At the end, ``python -X importtime`` (cached condition) shows where ``gpuscale --help``
+and the quick commands spend their import time, summed by package (self time; a module's
+time is charged to ``gpuscale.<subpackage>``, or to its top-level package).
 
 Run from the repository root: ``.venv/bin/python benchmarks/cli_startup.py
-[--repeats 5] [--baseline REF] [--write]``; ``--write`` records the numbers in
-``docs/benchmarks/cli_startup.md``.
+[--repeats 5] [--baseline REF] [--condition cached|compiled|both] [--write]``;
+``--write`` records the numbers in ``docs/benchmarks/cli_startup.md``.
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ import argparse
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,16 +54,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "benchmarks" / "cli_startup.md"
 TARGET_HELP_S = 0.5
+CONDITIONS = ("cached", "compiled")
 
 QUICK_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("--version",),
     ("profile", "show"),
     ("profile", "show", "-o", "json"),
     ("profile", "check", "examples/tutorial/gpuscale.yaml"),
+    ("init", "--stdout"),
     ("render", "examples/tutorial-fixed/resources.yaml"),
     ("lint", "--list"),
     ("lint", "examples/tutorial-fixed/"),
     ("lint", "examples/tutorial/", "--profile", "examples/tutorial/gpuscale.yaml"),
+    ("install", "--dry-run"),
+    ("deploy", "examples/tutorial-fixed/", "--dry-run", "client"),
 )
 IMPORT_PROFILES: tuple[tuple[str, ...], ...] = (
     ("--help",),
@@ -73,42 +89,50 @@ def walk(group, prefix):
 walk(typer.main.get_command(app), [])
 """
 
+Line = tuple[str, ...]
+
 
 @dataclass(frozen=True)
 class Source:
-    """A version of the sources to run: this checkout, or a git revision unpacked."""
+    """A copy of the sources to run: this checkout's, or a git revision's."""
 
     label: str
     """Column heading."""
-    pythonpath: str | None
-    """Prepended to ``PYTHONPATH``; None runs the installed (editable) package."""
+    src: Path
+    """The copied ``src`` directory, put first on ``PYTHONPATH``."""
 
 
 @dataclass(frozen=True)
 class Timing:
-    """Median seconds over the repeats of one command line in one source."""
+    """Median seconds over the repeats of one command line in one source and condition."""
 
     wall: float
     cpu: float
     exit_code: int
 
 
-def _env(source: Source) -> dict[str, str]:
+def _env(source: Source | None, condition: str, cache: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
-    if source.pythonpath is not None:
-        env["PYTHONPATH"] = source.pythonpath
     env["COLUMNS"] = "100"
+    env.pop("PYTHONPATH", None)
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if source is not None:
+        env["PYTHONPATH"] = str(source.src)
+    if condition == "cached":
+        env["PYTHONPYCACHEPREFIX"] = str(cache)
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
-def _run_once(source: Source, args: Sequence[str]) -> tuple[float, float, int]:
+def _run_once(argv: Sequence[str], env: Mapping[str, str]) -> tuple[float, float, int]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "gpuscale", *args],
+        argv,
         cwd=ROOT,
-        env=_env(source),
+        env=dict(env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -120,36 +144,50 @@ def _run_once(source: Source, args: Sequence[str]) -> tuple[float, float, int]:
     return wall, cpu, done.returncode
 
 
+def _median(runs: Sequence[tuple[float, float, int]]) -> Timing:
+    return Timing(
+        wall=statistics.median(r[0] for r in runs),
+        cpu=statistics.median(r[1] for r in runs),
+        exit_code=runs[0][2],
+    )
+
+
 def measure(
-    sources: Sequence[Source], lines: Sequence[tuple[str, ...]], repeats: int
-) -> dict[tuple[str, ...], dict[str, Timing]]:
-    """Median timings; the sources alternate inside each repeat so drift hits both alike."""
-    samples: dict[tuple[str, ...], dict[str, list[tuple[float, float, int]]]] = defaultdict(
+    sources: Sequence[Source], lines: Sequence[Line], condition: str, cache: Path, repeats: int
+) -> dict[Line, dict[str, Timing]]:
+    """Median timings per line and source. Lines and sources interleave inside each repeat,
+    so a change in the machine's load hits every column alike."""
+    python = [sys.executable]
+    bare: Line = ()
+    if condition == "cached":
+        for source in sources:
+            for args in lines:
+                _run_once([*python, "-m", "gpuscale", *args], _env(source, condition, cache))
+    samples: dict[Line, dict[str, list[tuple[float, float, int]]]] = defaultdict(
         lambda: defaultdict(list)
     )
     for _ in range(repeats):
+        run = _run_once([*python, "-c", "pass"], _env(None, condition, cache))
+        for source in sources:
+            samples[bare][source.label].append(run)
         for args in lines:
             for source in sources:
-                samples[args][source.label].append(_run_once(source, args))
-    result: dict[tuple[str, ...], dict[str, Timing]] = {}
-    for args, by_source in samples.items():
-        result[args] = {
-            label: Timing(
-                wall=statistics.median(s[0] for s in runs),
-                cpu=statistics.median(s[1] for s in runs),
-                exit_code=runs[0][2],
-            )
-            for label, runs in by_source.items()
-        }
-    return result
+                env = _env(source, condition, cache)
+                samples[args][source.label].append(
+                    _run_once([*python, "-m", "gpuscale", *args], env)
+                )
+    return {
+        args: {label: _median(runs) for label, runs in by_source.items()}
+        for args, by_source in samples.items()
+    }
 
 
-def list_commands(source: Source) -> list[tuple[str, ...]]:
+def list_commands(source: Source, cache: Path) -> list[Line]:
     """Every command and sub-command path the full root group lists."""
     done = subprocess.run(
         [sys.executable, "-c", _LIST_COMMANDS],
         cwd=ROOT,
-        env=_env(source),
+        env=_env(source, "cached", cache),
         capture_output=True,
         text=True,
         check=True,
@@ -164,12 +202,16 @@ def _package_of(module: str) -> str:
     return parts[0]
 
 
-def import_costs(source: Source, args: Sequence[str]) -> dict[str, float]:
-    """Self import time (seconds) by package for one command line, from ``-X importtime``."""
+def import_costs(source: Source, args: Sequence[str], cache: Path) -> dict[str, float]:
+    """Self import time (seconds) by package for one command line, from ``-X importtime``,
+    bytecode cached."""
+    env = _env(source, "cached", cache)
+    argv = [sys.executable, "-X", "importtime", "-m", "gpuscale", *args]
+    _run_once(argv, env)
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "gpuscale", *args],
+        argv,
         cwd=ROOT,
-        env=_env(source),
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -185,14 +227,23 @@ def import_costs(source: Source, args: Sequence[str]) -> dict[str, float]:
     return dict(by_package)
 
 
+def copy_checkout(into: Path) -> Path:
+    """This checkout's ``src``, without bytecode caches."""
+    target = into / "checkout" / "src"
+    shutil.copytree(ROOT / "src", target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return target
+
+
 def unpack(ref: str, into: Path) -> Path:
     """``git archive REF src`` unpacked under ``into``; returns the ``src`` directory."""
-    archive = into / "src.tar"
+    folder = into / "baseline"
+    folder.mkdir()
+    archive = folder / "src.tar"
     with archive.open("wb") as out:
         subprocess.run(["git", "archive", ref, "src"], cwd=ROOT, stdout=out, check=True)
     with tarfile.open(archive) as tar:
-        tar.extractall(into, filter="data")
-    return into / "src"
+        tar.extractall(folder, filter="data")
+    return folder / "src"
 
 
 def _fmt(timing: Timing | None) -> str:
@@ -206,59 +257,77 @@ def _top(costs: Mapping[str, float], count: int) -> str:
     return ", ".join(f"{name} {seconds * 1000:.0f}" for name, seconds in ranked)
 
 
-def report(
-    sources: Sequence[Source],
-    timings: Mapping[tuple[str, ...], Mapping[str, Timing]],
-    costs: Mapping[tuple[str, ...], Mapping[str, Mapping[str, float]]],
-    repeats: int,
-    baseline: str | None,
-) -> str:
-    """The Markdown page (also printed)."""
-    labels = [source.label for source in sources]
-    load = os.getloadavg()[0]
+def _table(labels: Sequence[str], timings: Mapping[Line, Mapping[str, Timing]]) -> list[str]:
     ratio = len(labels) == 2
     lines = [
+        "| command line | " + " | ".join(labels) + (" | speed-up |" if ratio else " |"),
+        "| --- | " + " | ".join("---:" for _ in labels) + (" | ---: |" if ratio else " |"),
+    ]
+    for args, by_label in timings.items():
+        cells = [_fmt(by_label.get(label)) for label in labels]
+        name = f"`gpuscale {' '.join(args)}`" if args else "`python -c pass` (the floor)"
+        row = f"| {name} | " + " | ".join(cells)
+        if ratio:
+            old, new = by_label.get(labels[0]), by_label.get(labels[1])
+            row += f" | {old.wall / new.wall:.1f}×" if old and new and args else " | "
+        codes = sorted({t.exit_code for t in by_label.values()} - {0})
+        lines.append(row + " |" + (f" exit {', '.join(map(str, codes))}" if codes else ""))
+    return lines
+
+
+def report(
+    labels: Sequence[str],
+    *,
+    timings: Mapping[str, Mapping[Line, Mapping[str, Timing]]],
+    costs: Mapping[Line, Mapping[str, Mapping[str, float]]],
+    repeats: int,
+    baseline: str | None,
+    load: tuple[float, float],
+) -> str:
+    """The Markdown page (also printed)."""
+    command = (
+        f"`.venv/bin/python benchmarks/cli_startup.py --repeats {repeats}"
+        + (f" --baseline {baseline}" if baseline else "")
+        + (f" --condition {next(iter(timings))}" if len(timings) == 1 else "")
+        + " --write`"
+    )
+    page = [
         "# Benchmark: gpuscale start-up",
         "",
         f"Target: `gpuscale --help` and `gpuscale <command> --help` well under "
         f"{TARGET_HELP_S} s; each command pays only for the modules it uses.",
         "",
-        f"Command: `.venv/bin/python benchmarks/cli_startup.py --repeats {repeats}"
-        + (f" --baseline {baseline}" if baseline else "")
-        + " --write` "
-        f"(CPython {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"load average {load:.1f} at the end). Each line runs `python -m gpuscale ARGS` in a "
-        f"fresh interpreter, output discarded; medians of {repeats} runs, wall seconds and "
-        "CPU seconds of the child (user + system). The interpreter alone "
-        "(`python -c pass`) is in the first row.",
-        "",
-        "| command line | " + " | ".join(labels) + (" | ratio |" if ratio else " |"),
-        "| --- | " + " | ".join("---:" for _ in labels) + (" | ---: |" if ratio else " |"),
+        f"Command: {command} (CPython {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, load average {load[0]:.1f} at the start and {load[1]:.1f} at "
+        f"the end). Each line runs `python -m gpuscale ARGS` in a fresh interpreter, output "
+        f"discarded; medians of {repeats} runs: wall seconds, and the child's CPU seconds "
+        "(user + system, steadier on a busy machine). Lines and columns interleave in every "
+        "repeat. `cached`: all bytecode cached, as after `pip install`; `compiled`: "
+        "`PYTHONDONTWRITEBYTECODE=1`, gpuscale's own modules compiled from source on every "
+        "run, as an editable install runs where that variable is set.",
     ]
-    for args, by_label in timings.items():
-        cells = [_fmt(by_label.get(label)) for label in labels]
-        row = f"| `{' '.join(args) or 'python -c pass'}` | " + " | ".join(cells)
-        if ratio:
-            old, new = by_label.get(labels[0]), by_label.get(labels[1])
-            row += f" | {old.wall / new.wall:.1f}×" if old and new else " | –"
-        codes = {t.exit_code for t in by_label.values()}
-        lines.append(row + " |" + ("" if codes <= {0} else f" exit {sorted(codes)}"))
-    help_rows = [
-        by_label[labels[-1]].wall
-        for args, by_label in timings.items()
-        if args and args[-1] == "--help" and labels[-1] in by_label
-    ]
-    lines += [
-        "",
-        f"Slowest `--help` ({labels[-1]}): {max(help_rows):.3f} s "
-        f"({'meets' if max(help_rows) < TARGET_HELP_S else 'misses'} the {TARGET_HELP_S} s "
-        "target).",
+    for condition, table in timings.items():
+        page += ["", f"## {condition}", "", *_table(labels, table)]
+        helps = [
+            by_label[labels[-1]]
+            for args, by_label in table.items()
+            if args and args[-1] == "--help" and labels[-1] in by_label
+        ]
+        slowest = max(helps, key=lambda t: t.wall)
+        verdict = "meets" if slowest.wall < TARGET_HELP_S else "misses"
+        page += [
+            "",
+            f"Slowest `--help` ({labels[-1]}, {condition}): {slowest.wall:.3f} s: {verdict} "
+            f"the {TARGET_HELP_S} s target.",
+        ]
+    page += [
         "",
         "## Where the import time goes",
         "",
-        "Self import time by package in milliseconds (`python -X importtime -m gpuscale "
-        "ARGS`, one run each, the largest ten); `gpuscale.*` packages are gpuscale's own "
-        "module-level work, the rest are libraries.",
+        "Self import time by package in milliseconds, bytecode cached (`python -X importtime "
+        "-m gpuscale ARGS`, one run after a warm-up; the largest ten). `gpuscale.*` is "
+        "gpuscale's own module-level work, the rest are libraries; the total is every "
+        "module's self time.",
         "",
         "| command line | " + " | ".join(labels) + " |",
         "| --- | " + " | ".join("---" for _ in labels) + " |",
@@ -267,55 +336,49 @@ def report(
         cells = []
         for label in labels:
             cost = by_label[label]
-            cells.append(f"total {sum(cost.values()) * 1000:.0f}: {_top(cost, 10)}")
-        lines.append(f"| `{' '.join(args)}` | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+            cells.append(f"**{sum(cost.values()) * 1000:.0f}**: {_top(cost, 10)}")
+        page.append(f"| `gpuscale {' '.join(args)}` | " + " | ".join(cells) + " |")
+    return "\n".join(page) + "\n"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--baseline", help="git revision to compare against, e.g. main")
+    parser.add_argument("--condition", choices=[*CONDITIONS, "both"], default="both")
     parser.add_argument("--write", action="store_true", help=f"write {DOC.relative_to(ROOT)}")
     options = parser.parse_args()
+    conditions = CONDITIONS if options.condition == "both" else (options.condition,)
+    load_start = os.getloadavg()[0]
 
     with tempfile.TemporaryDirectory(prefix="gpuscale-startup-") as tmp:
-        sources = [Source("this checkout", None)]
+        folder = Path(tmp)
+        cache = folder / "pycache"
+        sources = [Source("this checkout", copy_checkout(folder))]
         if options.baseline:
-            src = unpack(options.baseline, Path(tmp))
-            sources.insert(0, Source(f"`{options.baseline}`", str(src)))
-        commands = list_commands(sources[-1])
-        lines: list[tuple[str, ...]] = [("--help",)]
-        lines += [(*path, "--help") for path in commands]
+            sources.insert(0, Source(f"`{options.baseline}`", unpack(options.baseline, folder)))
+        lines: list[Line] = [("--help",)]
+        lines += [(*path, "--help") for path in list_commands(sources[-1], cache)]
         lines += list(QUICK_COMMANDS)
-        timings = measure(sources, lines, options.repeats)
-        bare = measure_bare(options.repeats)
-        timings = {(): {s.label: bare for s in sources}, **timings}
+        timings = {
+            condition: measure(sources, lines, condition, cache, options.repeats)
+            for condition in conditions
+        }
         costs = {
-            args: {source.label: import_costs(source, args) for source in sources}
+            args: {source.label: import_costs(source, args, cache) for source in sources}
             for args in IMPORT_PROFILES
         }
-    page = report(sources, timings, costs, options.repeats, options.baseline)
+    page = report(
+        [s.label for s in sources],
+        timings=timings,
+        costs=costs,
+        repeats=options.repeats,
+        baseline=options.baseline,
+        load=(load_start, os.getloadavg()[0]),
+    )
     sys.stdout.write(page)
     if options.write:
         DOC.write_text(page, encoding="utf-8")
-
-
-def measure_bare(repeats: int) -> Timing:
-    """The interpreter's own start-up (``python -c pass``), the floor under every row."""
-    runs = []
-    for _ in range(repeats):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=True)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        runs.append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
-    return Timing(
-        wall=statistics.median(r[0] for r in runs),
-        cpu=statistics.median(r[1] for r in runs),
-        exit_code=0,
-    )
 
 
 if __name__ == "__main__":
