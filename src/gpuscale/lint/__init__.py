@@ -14,13 +14,12 @@ Public API::
     report.findings      # tuple[Finding, ...], sorted by file and line
     report.exit_code     # 0, or 1 with a finding at or above options.fail_on
 
-Each name is imported on first use (PEP 562): ``from gpuscale.lint import Severity`` loads
-two small modules, while ``run_lint`` brings the rules, the KEDA and HPA models, the
-PromQL parser and the profile models with it. ``gpuscale lint --help`` needs only the
-first (``benchmarks/cli_startup.py``).
+Each name is imported from its module on first use (:func:`gpuscale._lazy.lazy_exports`):
+``from gpuscale.lint import Severity`` loads two small modules, while ``run_lint`` brings
+the rules, the KEDA and HPA models and the PromQL parser with it. ``gpuscale lint
+--help`` needs only the first (``benchmarks/cli_startup.py``).
 """
 
-import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -29,6 +28,26 @@ if TYPE_CHECKING:
     from gpuscale.lint._registry import REGISTRY, Rule
     from gpuscale.lint._run import LintOptions, LintReport, parse_slugs, run_lint, selected_rules
     from gpuscale.lint.rules import catalogue
+else:
+    from gpuscale._lazy import lazy_exports
+
+    # REGISTRY is read through the rules package, whose import fills it.
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "gpuscale.lint._context": ("DEFAULT_NAMESPACE", "LintContext"),
+            "gpuscale.lint._findings": ("Finding", "Hit", "ObjectRef", "Severity"),
+            "gpuscale.lint._registry": ("Rule",),
+            "gpuscale.lint._run": (
+                "LintOptions",
+                "LintReport",
+                "parse_slugs",
+                "run_lint",
+                "selected_rules",
+            ),
+            "gpuscale.lint.rules": ("REGISTRY", "catalogue"),
+        },
+    )
 
 __all__ = [
     "DEFAULT_NAMESPACE",
@@ -46,34 +65,3 @@ __all__ = [
     "run_lint",
     "selected_rules",
 ]
-
-# Where each name lives. REGISTRY comes through the rules package, whose import fills it.
-_HOMES = {
-    "DEFAULT_NAMESPACE": "gpuscale.lint._context",
-    "LintContext": "gpuscale.lint._context",
-    "Finding": "gpuscale.lint._findings",
-    "Hit": "gpuscale.lint._findings",
-    "ObjectRef": "gpuscale.lint._findings",
-    "Severity": "gpuscale.lint._findings",
-    "REGISTRY": "gpuscale.lint.rules",
-    "Rule": "gpuscale.lint._registry",
-    "LintOptions": "gpuscale.lint._run",
-    "LintReport": "gpuscale.lint._run",
-    "parse_slugs": "gpuscale.lint._run",
-    "run_lint": "gpuscale.lint._run",
-    "selected_rules": "gpuscale.lint._run",
-    "catalogue": "gpuscale.lint.rules",
-}
-
-if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        home = _HOMES.get(name)
-        if home is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted({*globals(), *__all__})
