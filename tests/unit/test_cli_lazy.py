@@ -15,6 +15,7 @@ import inspect
 import pytest
 import typer
 
+from gpuscale.cli import main as cli_main
 from gpuscale.cli.main import (
     COMMAND_HELP,
     COMMAND_MODULES,
@@ -99,3 +100,13 @@ def test_a_fresh_group_holds_placeholders_with_the_table_help() -> None:
         module, entry = by_name[name]
         assert isinstance(command, _Unloaded)
         assert (command.module, command.name, command.help) == (module, name, entry.help)
+
+
+def test_a_module_missing_from_the_table_is_imported_at_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    imported: list[str] = []
+    monkeypatch.setattr(cli_main.importlib, "import_module", imported.append)
+    monkeypatch.delitem(COMMAND_HELP, "app_cmd")
+    cli_main._register_unlisted()
+    assert imported == ["gpuscale.cli.app_cmd"]

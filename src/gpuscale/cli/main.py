@@ -142,7 +142,8 @@ def root(
     """gpuscale: GPU autoscaling with KEDA, checked and rehearsed before it costs money."""
 
 
-# The command modules, in the order `gpuscale --help` lists them (the order a user meets them).
+# The command modules, in the order `gpuscale --help` lists them (the order a user meets them;
+# Typer lists the groups, `profile` and `cluster`, after the plain commands).
 COMMAND_MODULES = (
     "init_cmd",
     "render_cmd",
@@ -158,8 +159,10 @@ COMMAND_MODULES = (
     "app_cmd",
 )
 
-# Per command module: the command it adds and its one-line help, for `gpuscale --help`
-# without importing the module. Keep it next to the module's docstring or help= text.
+# What `gpuscale --help` shows for each command module without importing it: the command
+# the module adds, its one-line help (the first paragraph of its docstring or help=) and
+# whether it is a group. A module listed above but not here still works (it is imported
+# at start-up), but tests/unit/test_cli_lazy.py fails until its line is added.
 COMMAND_HELP: dict[str, LazyCommand] = {
     "init_cmd": LazyCommand(
         "init",
