@@ -2,14 +2,18 @@
 
 ``gpuscale cluster`` needs a profile (``--profile``, default ``./gpuscale.yaml``);
 ``install``, ``watch``, ``deploy`` and ``verify`` use ``--profile`` when given, else
-``./gpuscale.yaml`` when it exists, else the defaults (``Profile.default()``).
+``./gpuscale.yaml`` when it exists, else the defaults (``Profile.default()``). The
+profile package (pydantic models) is imported on the first call, so the commands that
+use this module start without it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gpuscale.profile import Profile, load_profile
+if TYPE_CHECKING:
+    from gpuscale.profile import Profile
 
 __all__ = ["DEFAULT_PROFILE", "optional_profile"]
 
@@ -19,6 +23,8 @@ DEFAULT_PROFILE = Path("gpuscale.yaml")
 def optional_profile(path: Path | None) -> tuple[Profile, str | None]:
     """The profile at ``path``, else ``./gpuscale.yaml`` if it exists, else the defaults;
     with the file it came from (None for the defaults)."""
+    from gpuscale.profile import Profile, load_profile  # noqa: PLC0415 - see module doc
+
     if path is None:
         if not DEFAULT_PROFILE.is_file():
             return Profile.default(), None

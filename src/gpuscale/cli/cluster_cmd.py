@@ -4,8 +4,8 @@ Results go to stdout (text, or JSON with ``-o json``); progress, prices and warn
 stderr. ``--dry-run`` prints the API requests as a JSON array and sends nothing (it
 needs no token). The token comes from ``DIGITALOCEAN_ACCESS_TOKEN`` or ``--token-file``.
 
-The heavy clients (pydo, azure-core) are imported when a command runs, not when
-``gpuscale`` starts.
+The heavy clients (pydo, azure-core), the profile models and rich's progress bar are
+imported when a command runs, not when ``gpuscale`` starts or for ``--help``.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from gpuscale.cli.main import app
+from gpuscale.cli.main import CommandGroup, app
 from gpuscale.errors import InputError
-from gpuscale.profile import load_profile
 from gpuscale.units import format_duration, parse_duration
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
     from gpuscale.cloud.api import ApiCall
     from gpuscale.cloud.client import DigitalOcean
     from gpuscale.cloud.ops import DeletePlan
@@ -58,6 +58,7 @@ class CloudRuntime:
 runtime = CloudRuntime()
 
 cluster_app = typer.Typer(
+    cls=CommandGroup,
     name="cluster",
     help="Create, inspect and delete the DOKS cluster the profile describes (DigitalOcean).",
     no_args_is_help=True,
@@ -85,11 +86,14 @@ PROFILE = Path("gpuscale.yaml")
 
 
 def _stderr() -> Console:
+    from rich.console import Console  # noqa: PLC0415 - see module doc
+
     return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
 def _spec(profile: Path) -> ClusterSpec:
     from gpuscale.cloud.spec import cluster_spec_from_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.profile import load_profile  # noqa: PLC0415 - see module doc
 
     return cluster_spec_from_profile(load_profile(profile), source=str(profile))
 
@@ -146,6 +150,13 @@ class _RichReporter:
             f"{status.nodes_running}/{status.nodes_expected} nodes running"
         )
         if self._progress is None:
+            from rich.progress import (  # noqa: PLC0415 - see module doc
+                BarColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             self._progress = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

@@ -5,7 +5,8 @@ Results go to stdout, one line per object as ``kubectl apply`` prints them (or J
 ``--dry-run=client`` prints the objects it would send as YAML, ready for
 ``kubectl apply -f -``, and contacts nothing; ``--dry-run=server`` sends every request
 with ``dryRun=All`` so the API server (admission included) checks it and stores nothing.
-The Kubernetes client is imported when the command runs, not when ``gpuscale`` starts.
+The Kubernetes client, the manifests package (schemas) and the lint rules are imported
+when the command runs, not when ``gpuscale`` starts or for ``--help``.
 """
 
 from __future__ import annotations
@@ -24,17 +25,11 @@ import typer
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import GpuscaleError, InputError
-from gpuscale.manifests import (
-    DEFAULT_KUBE_VERSION,
-    ManifestSet,
-    load_paths,
-    render,
-    validate,
-)
-from gpuscale.profile import Profile
 
 if TYPE_CHECKING:
     from gpuscale.live.apply import ApplyResult
+    from gpuscale.manifests import ManifestSet
+    from gpuscale.profile import Profile
 
 __all__ = ["DeployRuntime", "deploy_command", "runtime"]
 
@@ -70,6 +65,8 @@ def _lint_errors(
 def kube_version(profile: Profile) -> str:
     """The Kubernetes minor version to validate against: the profile's cluster version
     when it names one (``1.33``, ``1.33.1-do.0``), else the default."""
+    from gpuscale.manifests import DEFAULT_KUBE_VERSION  # noqa: PLC0415 - see module doc
+
     match = re.match(r"v?(\d+\.\d+)", profile.cluster.version)
     return match.group(1) if match else DEFAULT_KUBE_VERSION
 
@@ -84,6 +81,8 @@ def check_manifests(
 ) -> None:
     """Print validation warnings, validation errors and lint errors on stderr; raise an
     :class:`InputError` when there are errors, unless ``force``."""
+    from gpuscale.manifests import validate  # noqa: PLC0415 - see module doc
+
     problems = validate(manifest_set, kube_version=kube_version(profile))
     errors = [p.one_line() for p in problems if p.severity == "error"]
     errors += _lint_errors(manifest_set, profile if profile_given else None, namespace)
@@ -150,6 +149,8 @@ def deploy_command(
     context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
 ) -> None:
     """Validate, lint, then server-side apply manifests in dependency order."""
+    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
+
     if dry_run not in (None, "client", "server"):
         raise InputError(
             f"unknown dry-run mode {dry_run!r}", where="--dry-run", fix="use client or server"
@@ -198,6 +199,7 @@ def _client_dry_run(
 ) -> None:
     from gpuscale.live.apply import CLUSTER_SCOPED_KINDS, client_objects  # noqa: PLC0415
     from gpuscale.live.kube import connect  # noqa: PLC0415 - see module doc
+    from gpuscale.manifests import render  # noqa: PLC0415 - see module doc
 
     context_namespace = None
     try:

@@ -2,7 +2,9 @@
 
 The set comes from :func:`gpuscale.manifests.scaffold.scaffold`; this module only checks
 the target, writes the files (all or none) and reports. ``--stdout`` prints the
-manifests as one multi-document stream for ``kubectl apply -f -`` instead.
+manifests as one multi-document stream for ``kubectl apply -f -`` instead. The scaffold
+(and with it the manifests package) is imported when the command runs, not for
+``--help``.
 """
 
 from __future__ import annotations
@@ -11,13 +13,15 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
-from gpuscale.manifests.scaffold import ScaffoldFile, ScaffoldOptions, scaffold
+
+if TYPE_CHECKING:
+    from gpuscale.manifests.scaffold import ScaffoldFile, ScaffoldOptions
 
 __all__ = ["init", "write_files"]
 
@@ -64,6 +68,8 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
     ] = False,
 ) -> None:
     """Scaffold a corrected Deployment, Service, ServiceMonitor, ScaledObject and gpuscale.yaml."""
+    from gpuscale.manifests.scaffold import scaffold  # noqa: PLC0415 - see module doc
+
     options = _options(
         gpu=gpu,
         provider=provider,
@@ -108,6 +114,8 @@ def _options(
     prometheus_release: str,
     prometheus_namespace: str,
 ) -> ScaffoldOptions:
+    from gpuscale.manifests.scaffold import ScaffoldOptions  # noqa: PLC0415 - see module doc
+
     vendor = gpu.lower()
     if vendor not in ("amd", "nvidia"):
         raise InputError(f"unknown GPU vendor {gpu!r}", where="--gpu", fix="use amd or nvidia")

@@ -2,7 +2,8 @@
 
 ``--dry-run`` prints the helm commands and the values files and runs nothing (no helm
 needed). A real run needs ``helm`` on PATH and a kubeconfig helm can use; helm's output
-goes to stderr, the summary to stdout.
+goes to stderr, the summary to stdout. The Helm module (and the profile it reads) is
+imported when the command runs, not for ``--help``.
 """
 
 from __future__ import annotations
@@ -10,22 +11,17 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
-from gpuscale.live.helm import (
-    HelmRunner,
-    InstallSpec,
-    find_helm,
-    install_plan,
-    install_spec_from_profile,
-    values_yaml,
-)
 from gpuscale.units import parse_duration
+
+if TYPE_CHECKING:
+    from gpuscale.live.helm import InstallSpec
 
 __all__ = ["install_command"]
 
@@ -56,6 +52,13 @@ def install_command(
     ] = "10m",
 ) -> None:
     """Install kube-prometheus-stack and KEDA (helm upgrade --install --wait)."""
+    from gpuscale.live.helm import (  # noqa: PLC0415 - see module doc
+        HelmRunner,
+        find_helm,
+        install_plan,
+        values_yaml,
+    )
+
     spec = _spec(profile)
     try:
         seconds = parse_duration(timeout)
@@ -87,4 +90,6 @@ def install_command(
 
 
 def _spec(profile: Path | None) -> InstallSpec:
+    from gpuscale.live.helm import install_spec_from_profile  # noqa: PLC0415 - see module doc
+
     return install_spec_from_profile(optional_profile(profile)[0])

@@ -7,6 +7,11 @@ profile with :func:`gpuscale.profile.load_profile`, calls :func:`gpuscale.lint.r
 and prints the report as text, JSON or SARIF. Exit codes: 0 when no finding is at or
 above ``--fail-on`` (default ``error``), 1 when one is, 2 for usage or input errors (a
 bad flag, a missing file, a manifest or profile that does not parse).
+
+The option types (:class:`~gpuscale.lint.Severity`) come from two small modules of
+:mod:`gpuscale.lint`; the rules, the manifest loader and the profile are imported when
+the command runs (the profile models only with ``--profile``), so ``gpuscale lint --help``
+starts without them.
 """
 
 from __future__ import annotations
@@ -22,9 +27,7 @@ import typer
 
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
-from gpuscale.lint import DEFAULT_NAMESPACE, LintOptions, Severity, parse_slugs, run_lint
-from gpuscale.manifests import load_paths
-from gpuscale.profile import load_profile
+from gpuscale.lint import DEFAULT_NAMESPACE, Severity
 
 __all__ = ["LintArgs", "OutputFormat", "execute", "lint"]
 
@@ -65,6 +68,7 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
     # Rendering pulls in rich's syntax highlighting; import it only when lint runs.
     from rich.console import Console  # noqa: PLC0415
 
+    from gpuscale.lint import LintOptions, parse_slugs, run_lint  # noqa: PLC0415
     from gpuscale.lint.output import (  # noqa: PLC0415
         explain,
         print_catalogue,
@@ -73,6 +77,7 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         render_json,
         render_sarif,
     )
+    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
     console = Console(file=stdout, highlight=False)
     if args.list_rules:
@@ -98,7 +103,11 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         fail_on=args.fail_on,
         namespace=args.namespace,
     )
-    profile = load_profile(args.profile) if args.profile is not None else None
+    profile = None
+    if args.profile is not None:
+        from gpuscale.profile import load_profile  # noqa: PLC0415 - only --profile needs it
+
+        profile = load_profile(args.profile)
     manifests = load_paths(args.paths, stdin=stdin)
     # The loaded manifests live until the command ends: keep the cyclic garbage collector
     # from re-scanning them while the rules run (it made large sets superlinear).

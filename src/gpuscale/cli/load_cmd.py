@@ -2,12 +2,12 @@
 (``--rate R --for D``) or replaying a trace (``--trace FILE``), through port-forwards.
 
 Results go to stdout (``-o json`` for a machine-readable report), progress to stderr.
-The Kubernetes client is imported when the command runs, not when ``gpuscale`` starts.
+The Kubernetes client and asyncio are imported when the command runs, not when
+``gpuscale`` starts or for ``--help``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import sys
@@ -240,6 +240,8 @@ def _send(
     refresh: float,
     output: str,
 ) -> None:
+    import asyncio  # noqa: PLC0415 - see module doc
+
     import httpx  # noqa: PLC0415 - see module doc
 
     from gpuscale.live.load import (  # noqa: PLC0415 - see module doc

@@ -9,19 +9,106 @@ Exit codes (the same for every command):
 - 130: interrupted (Ctrl-C)
 
 Errors gpuscale raises on purpose are printed as one line on stderr, never a traceback.
+
+Start-up: a command module is imported only when its command runs (or its own ``--help``
+is asked for). ``gpuscale --help`` lists every command from :data:`COMMAND_HELP`, the
+name and one-line help of each module's command, without importing any of them; a test
+checks that table against the commands the modules really register. The command modules
+in turn import what their work needs inside the command, so ``gpuscale lint --help``
+does not load the lint rules (``benchmarks/cli_startup.py`` measures it).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any, NamedTuple
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from gpuscale import __version__
 from gpuscale.errors import GpuscaleError
 
+
+class LazyCommand(NamedTuple):
+    """What ``gpuscale --help`` shows for a command module that is not imported yet."""
+
+    name: str
+    """The command the module adds to :data:`app`."""
+    help: str
+    """Its one-line help: the first paragraph of its docstring or ``help=``."""
+    group: bool = False
+    """True for a group of sub-commands (``app.add_typer``); Typer lists groups last."""
+
+
+class _Unloaded(TyperCommand):
+    """Stands in the root group for a command whose module is not imported yet."""
+
+    def __init__(self, module: str, entry: LazyCommand) -> None:
+        super().__init__(entry.name, help=entry.help)
+        self.module = module
+
+
+class CommandGroup(TyperGroup):
+    """A Typer group whose ``--help`` flag, when not given, is False rather than unset.
+
+    Typer 0.29 coerces every parameter value that is not a bool through pydantic, and a
+    group's ``--help`` has no default: ``gpuscale lint --help`` imported pydantic (about
+    0.1 s) only to read the root's unset flag. The root group and the sub-command groups
+    (``profile``, ``cluster``: ``typer.Typer(cls=CommandGroup)``) use this class.
+    """
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)
+        if option is not None and option.default is None:
+            option.default = False
+        return option
+
+
+class LazyGroup(CommandGroup):
+    """The root group: imports a command's module the first time the command is needed.
+
+    Every command of :data:`COMMAND_HELP` is in :attr:`commands` from the start, as an
+    :class:`_Unloaded` placeholder until its module is imported, so the listing order,
+    ``No such command`` and Typer's "Did you mean" work as with every module imported.
+    Formatting the root help reads the placeholders' name and help; anything else that
+    asks for a command (running it, its ``--help``, shell completion) gets the real one.
+    """
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        loaded = dict(self.commands)
+        self.commands = {}
+        for module in _listing_order():
+            entry = COMMAND_HELP[module]
+            real = loaded.pop(entry.name, None)
+            self.commands[entry.name] = _Unloaded(module, entry) if real is None else real
+        self.commands.update(loaded)
+        self._listing = False
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = self.commands.get(cmd_name)
+        if isinstance(command, _Unloaded) and not self._listing:
+            importlib.import_module(f"gpuscale.cli.{command.module}")
+            root = typer.main.get_command(app)
+            command = root.commands.get(cmd_name) if isinstance(root, TyperGroup) else None
+            if command is None or isinstance(command, _Unloaded):
+                msg = f"gpuscale.cli.main.COMMAND_HELP: {cmd_name!r} is not registered"
+                raise RuntimeError(msg)
+            self.commands[cmd_name] = command
+        return command
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
 app = typer.Typer(
+    cls=LazyGroup,
     name="gpuscale",
     help=(
         "Autoscale GPU workloads on Kubernetes with KEDA and Prometheus, and predict what the "
@@ -55,7 +142,8 @@ def root(
     """gpuscale: GPU autoscaling with KEDA, checked and rehearsed before it costs money."""
 
 
-# The command modules, in the order `gpuscale --help` lists them (the order a user meets them).
+# The command modules, in the order `gpuscale --help` lists them (the order a user meets them;
+# Typer lists the groups, `profile` and `cluster`, after the plain commands).
 COMMAND_MODULES = (
     "demo_cmd",
     "init_cmd",
@@ -73,11 +161,78 @@ COMMAND_MODULES = (
     "app_cmd",
 )
 
+# What `gpuscale --help` shows for each command module without importing it: the command
+# the module adds, its one-line help (the first paragraph of its docstring or help=) and
+# whether it is a group. A module listed above but not here still works (it is imported
+# at start-up), but tests/unit/test_cli_lazy.py fails until its line is added.
+COMMAND_HELP: dict[str, LazyCommand] = {
+    "init_cmd": LazyCommand(
+        "init",
+        "Scaffold a corrected Deployment, Service, ServiceMonitor, ScaledObject and gpuscale.yaml.",
+    ),
+    "render_cmd": LazyCommand(
+        "render", "Print manifests as one multi-document YAML stream for `kubectl apply -f -`."
+    ),
+    "profile_cmd": LazyCommand(
+        "profile",
+        "Check gpuscale.yaml, or show its effective values with every default filled.",
+        group=True,
+    ),
+    "lint_cmd": LazyCommand(
+        "lint", "Find autoscaling mistakes in manifests: file:line, why, and the fix."
+    ),
+    "report_cmd": LazyCommand(
+        "report",
+        "Summarise timelines side by side; compare two; write the HTML report and PNG plots.",
+    ),
+    "cluster_cmd": LazyCommand(
+        "cluster",
+        "Create, inspect and delete the DOKS cluster the profile describes (DigitalOcean).",
+        group=True,
+    ),
+    "install_cmd": LazyCommand(
+        "install", "Install kube-prometheus-stack and KEDA (helm upgrade --install --wait)."
+    ),
+    "deploy_cmd": LazyCommand(
+        "deploy", "Validate, lint, then server-side apply manifests in dependency order."
+    ),
+    "verify_cmd": LazyCommand(
+        "verify", "Check every link of the scaling chain on the live cluster (read-only)."
+    ),
+    "load_cmd": LazyCommand(
+        "load", "Set the workload's gauge on one pod, or send requests to its Service at a rate."
+    ),
+    "watch_cmd": LazyCommand(
+        "watch", "Watch replicas, pods, nodes, the ScaledObject, the HPA, the query and events."
+    ),
+    "app_cmd": LazyCommand(
+        "app",
+        "Run the workload program: GET /?value=<number> sets a gauge, GET /metrics exports it.",
+    ),
+}
+
+
+def _listing_order() -> list[str]:
+    """The modules of :data:`COMMAND_HELP` in the order ``--help`` lists their commands:
+    :data:`COMMAND_MODULES` order, plain commands before groups (as Typer builds it)."""
+    known = [module for module in COMMAND_MODULES if module in COMMAND_HELP]
+    return [m for m in known if not COMMAND_HELP[m].group] + [
+        m for m in known if COMMAND_HELP[m].group
+    ]
+
 
 def _register_commands() -> None:
-    """Import the command modules; each adds its commands to :data:`app`."""
+    """Import every command module; each adds its commands to :data:`app`."""
     for name in COMMAND_MODULES:
         importlib.import_module(f"gpuscale.cli.{name}")
+
+
+def _register_unlisted() -> None:
+    """Import the command modules :data:`COMMAND_HELP` does not describe (yet), so their
+    commands exist; the others are imported when their command is needed."""
+    for name in COMMAND_MODULES:
+        if name not in COMMAND_HELP:
+            importlib.import_module(f"gpuscale.cli.{name}")
 
 
 def fail(error: GpuscaleError) -> int:
@@ -88,7 +243,7 @@ def fail(error: GpuscaleError) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (also used by the console script)."""
-    _register_commands()
+    _register_unlisted()
     try:
         app(args=argv, prog_name="gpuscale", standalone_mode=True)
     except SystemExit as exc:

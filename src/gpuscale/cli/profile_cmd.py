@@ -2,7 +2,8 @@
 
 ``check`` exits 0 and prints a one-line summary, or prints the one-line error (file:line,
 what, fix) and exits 2. ``show`` prints every value with the defaults filled, as YAML or
-JSON; with no file it shows the built-in defaults.
+JSON; with no file it shows the built-in defaults. The profile models are imported when
+a sub-command runs, not for ``--help``.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from typing import Annotated
 
 import typer
 
-from gpuscale.cli.main import app
+from gpuscale.cli.main import CommandGroup, app
 from gpuscale.errors import InputError
-from gpuscale.manifests import render
-from gpuscale.profile import Profile, load_profile
 
 __all__ = ["check", "profile_app", "show"]
 
 profile_app = typer.Typer(
+    cls=CommandGroup,
     name="profile",
     help="Check gpuscale.yaml, or show its effective values with every default filled.",
     no_args_is_help=True,
@@ -34,6 +34,8 @@ def check(
     file: Annotated[Path, typer.Argument(help="The profile, e.g. gpuscale.yaml.")],
 ) -> None:
     """Validate a profile: exit 0 when it is valid, 2 with a one-line error otherwise."""
+    from gpuscale.profile import load_profile  # noqa: PLC0415 - see module doc
+
     profile = load_profile(file)
     gpu = sum(1 for pool in profile.node_pools if pool.gpu != "none")
     sys.stdout.write(
@@ -51,6 +53,9 @@ def show(
     output: Annotated[str, typer.Option("--output", "-o", help="yaml or json.")] = "yaml",
 ) -> None:
     """Print the effective profile: every value, defaults and catalogue entries filled."""
+    from gpuscale.manifests import render  # noqa: PLC0415 - see module doc
+    from gpuscale.profile import Profile, load_profile  # noqa: PLC0415 - see module doc
+
     if output not in ("yaml", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use yaml or json"

@@ -5,7 +5,8 @@ For ``gpuscale render DIR | kubectl apply -f -``: loads everything (skipping the
 to skip), optionally fills unset namespaces, and prints one multi-document stream with a
 stable key order. Schema problems are printed one per line on stderr (``gpuscale: error:
 file:line: ...``) and nothing goes to stdout; the exit code is then 2. To print a fresh
-scaffold instead, use ``gpuscale init --stdout``.
+scaffold instead, use ``gpuscale init --stdout``. The YAML parser and jsonschema are
+imported when the command runs; ``--help`` reads only the default Kubernetes version.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import typer
 
 from gpuscale.cli.main import app
 from gpuscale.errors import ManifestError
-from gpuscale.manifests import DEFAULT_KUBE_VERSION, load_paths, render, validate
+from gpuscale.manifests import DEFAULT_KUBE_VERSION
 
 __all__ = ["render_command"]
 
@@ -47,6 +48,8 @@ def render_command(
     ] = DEFAULT_KUBE_VERSION,
 ) -> None:
     """Print manifests as one multi-document YAML stream for `kubectl apply -f -`."""
+    from gpuscale.manifests import load_paths, render, validate  # noqa: PLC0415 - see module doc
+
     manifests = load_paths(paths, stdin=sys.stdin)
     if not manifests:
         raise ManifestError(

@@ -4,7 +4,8 @@ Prints a table (check, status, evidence, fix) on stdout, or JSON with ``-o json`
 1 when any check fails, 0 otherwise (warnings and skips do not fail). Sends only
 ``GET`` requests to the API server (and port-forwards to a Prometheus pod) and to
 Prometheus; with ``provider: doks`` and a DigitalOcean token, one read of the cluster's
-node pools. The Kubernetes and DigitalOcean clients are imported when the command runs.
+node pools. The Kubernetes and DigitalOcean clients, the manifests package and the
+profile models are imported when the command runs, not for ``--help``.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from rich.console import Console
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import GpuscaleError, InputError
-from gpuscale.manifests import load_paths
-from gpuscale.profile import Profile
 
 if TYPE_CHECKING:
     from gpuscale.live.verifier import PoolReader
     from gpuscale.live.verify import PoolCapacity
+    from gpuscale.profile import Profile
 
     _Pools = tuple[tuple[PoolCapacity, ...], str]
 
@@ -102,6 +102,7 @@ def verify_command(
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.verifier import gather  # noqa: PLC0415 - see module doc
     from gpuscale.live.verify import checks_table, summary, verify_checks  # noqa: PLC0415
+    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
     if output not in ("text", "json"):
         raise InputError(

@@ -13,13 +13,41 @@ Public API::
     report = run_lint(manifests, load_profile("gpuscale.yaml"), LintOptions(namespace="prod"))
     report.findings      # tuple[Finding, ...], sorted by file and line
     report.exit_code     # 0, or 1 with a finding at or above options.fail_on
+
+Each name is imported from its module on first use (:func:`gpuscale._lazy.lazy_exports`):
+``from gpuscale.lint import Severity`` loads two small modules, while ``run_lint`` brings
+the rules, the KEDA and HPA models and the PromQL parser with it. ``gpuscale lint
+--help`` needs only the first (``benchmarks/cli_startup.py``).
 """
 
-from gpuscale.lint._context import DEFAULT_NAMESPACE, LintContext
-from gpuscale.lint._findings import Finding, Hit, ObjectRef, Severity
-from gpuscale.lint._registry import REGISTRY, Rule
-from gpuscale.lint._run import LintOptions, LintReport, parse_slugs, run_lint, selected_rules
-from gpuscale.lint.rules import catalogue
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuscale.lint._context import DEFAULT_NAMESPACE, LintContext
+    from gpuscale.lint._findings import Finding, Hit, ObjectRef, Severity
+    from gpuscale.lint._registry import REGISTRY, Rule
+    from gpuscale.lint._run import LintOptions, LintReport, parse_slugs, run_lint, selected_rules
+    from gpuscale.lint.rules import catalogue
+else:
+    from gpuscale._lazy import lazy_exports
+
+    # REGISTRY is read through the rules package, whose import fills it.
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "gpuscale.lint._context": ("DEFAULT_NAMESPACE", "LintContext"),
+            "gpuscale.lint._findings": ("Finding", "Hit", "ObjectRef", "Severity"),
+            "gpuscale.lint._registry": ("Rule",),
+            "gpuscale.lint._run": (
+                "LintOptions",
+                "LintReport",
+                "parse_slugs",
+                "run_lint",
+                "selected_rules",
+            ),
+            "gpuscale.lint.rules": ("REGISTRY", "catalogue"),
+        },
+    )
 
 __all__ = [
     "DEFAULT_NAMESPACE",

@@ -18,10 +18,11 @@ what rules share (typed views, query analyses), so each rule stays a short loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from gpuscale.manifests import Manifest
-from gpuscale.profile import Profile
+if TYPE_CHECKING:
+    from gpuscale.manifests import Manifest
+    from gpuscale.profile import Profile
 
 __all__ = ["DEFAULT_NAMESPACE", "LintContext"]
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpuscale.manifests import KeyPath, Location, Manifest
+if TYPE_CHECKING:
+    from gpuscale.manifests import KeyPath, Location, Manifest
 
 __all__ = ["Finding", "Hit", "ObjectRef", "Severity"]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuscale.errors import InputError
 from gpuscale.lint._context import DEFAULT_NAMESPACE, LintContext
@@ -21,7 +22,9 @@ from gpuscale.lint._findings import Finding, Hit, ObjectRef, Severity
 from gpuscale.lint._registry import REGISTRY, Rule
 from gpuscale.lint.rules import catalogue
 from gpuscale.manifests import IGNORE_COMMENT, Location, Manifest
-from gpuscale.profile import Profile
+
+if TYPE_CHECKING:
+    from gpuscale.profile import Profile
 
 __all__ = ["LintOptions", "LintReport", "parse_slugs", "run_lint", "selected_rules"]
 

@@ -11,49 +11,105 @@ load_paths / load_text ─► ManifestSet of Manifest (body + Location of every 
 
 ``gpuscale.manifests.selectors`` holds label-selector and node-affinity matching;
 ``gpuscale.manifests.scaffold`` builds the corrected set ``gpuscale init`` writes.
+
+Each name is imported from its module on first use (:func:`gpuscale._lazy.lazy_exports`):
+``DEFAULT_KUBE_VERSION`` or the typed views do not bring the YAML parser (ruamel.yaml),
+and only :func:`validate` brings jsonschema (``benchmarks/cli_startup.py``).
 """
 
-from gpuscale.manifests._loader import (
-    PROFILE_NAMES,
-    STDIN,
-    YamlDocument,
-    load_paths,
-    load_text,
-    parse_yaml,
-)
-from gpuscale.manifests._model import (
-    IGNORE_COMMENT,
-    KeyPath,
-    Location,
-    Manifest,
-    ManifestSet,
-    format_path,
-)
-from gpuscale.manifests._render import render
-from gpuscale.manifests._validate import (
-    CRD_SCHEMAS,
-    DEFAULT_KUBE_VERSION,
-    ValidationProblem,
-    kube_versions,
-    validate,
-    validate_or_raise,
-)
-from gpuscale.manifests._views import (
-    GPU_RESOURCES,
-    WORKLOAD_KINDS,
-    Container,
-    ContainerPort,
-    Endpoint,
-    NamespaceSelector,
-    Probe,
-    Service,
-    ServiceMonitor,
-    ServicePort,
-    Taint,
-    Toleration,
-    Workload,
-    is_templated,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuscale.manifests._loader import (
+        PROFILE_NAMES,
+        STDIN,
+        YamlDocument,
+        load_paths,
+        load_text,
+        parse_yaml,
+    )
+    from gpuscale.manifests._model import (
+        IGNORE_COMMENT,
+        KeyPath,
+        Location,
+        Manifest,
+        ManifestSet,
+        format_path,
+    )
+    from gpuscale.manifests._render import render
+    from gpuscale.manifests._validate import (
+        CRD_SCHEMAS,
+        DEFAULT_KUBE_VERSION,
+        ValidationProblem,
+        kube_versions,
+        validate,
+        validate_or_raise,
+    )
+    from gpuscale.manifests._views import (
+        GPU_RESOURCES,
+        WORKLOAD_KINDS,
+        Container,
+        ContainerPort,
+        Endpoint,
+        NamespaceSelector,
+        Probe,
+        Service,
+        ServiceMonitor,
+        ServicePort,
+        Taint,
+        Toleration,
+        Workload,
+        is_templated,
+    )
+else:
+    from gpuscale._lazy import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "gpuscale.manifests._loader": (
+                "PROFILE_NAMES",
+                "STDIN",
+                "YamlDocument",
+                "load_paths",
+                "load_text",
+                "parse_yaml",
+            ),
+            "gpuscale.manifests._model": (
+                "IGNORE_COMMENT",
+                "KeyPath",
+                "Location",
+                "Manifest",
+                "ManifestSet",
+                "format_path",
+            ),
+            "gpuscale.manifests._render": ("render",),
+            "gpuscale.manifests._validate": (
+                "CRD_SCHEMAS",
+                "DEFAULT_KUBE_VERSION",
+                "ValidationProblem",
+                "kube_versions",
+                "validate",
+                "validate_or_raise",
+            ),
+            "gpuscale.manifests._views": (
+                "GPU_RESOURCES",
+                "WORKLOAD_KINDS",
+                "Container",
+                "ContainerPort",
+                "Endpoint",
+                "NamespaceSelector",
+                "Probe",
+                "Service",
+                "ServiceMonitor",
+                "ServicePort",
+                "Taint",
+                "Toleration",
+                "Workload",
+                "is_templated",
+            ),
+        },
+    )
 
 __all__ = [
     "CRD_SCHEMAS",

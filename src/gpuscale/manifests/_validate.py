@@ -19,6 +19,10 @@ and every problem comes back with the exact key path, which maps to a line.
 Beyond the schemas, one check the API server makes in code: resource quantities
 (``requests``/``limits``) must parse. Everything else (GPU requests without limits,
 double division in a query...) is ``gpuscale lint``'s business, not validation's.
+
+jsonschema and referencing (about 0.1 s to import) are imported by the first call that
+builds a validator, so the many users of :mod:`gpuscale.manifests` that never validate
+(lint, the profile, ``gpuscale --help``) do not pay for them.
 """
 
 from __future__ import annotations
@@ -30,17 +34,17 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
-
-import jsonschema
-from jsonschema.exceptions import ValidationError as SchemaError
-from jsonschema.exceptions import best_match
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any, Literal
 
 from gpuscale.errors import ManifestError
 from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
 from gpuscale.manifests._views import is_templated
 from gpuscale.units import parse_quantity
+
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema.exceptions import ValidationError as SchemaError
+    from referencing import Resource
 
 __all__ = [
     "CRD_SCHEMAS",
@@ -225,6 +229,8 @@ def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProble
 
 
 def _deepest(error: SchemaError) -> SchemaError:
+    from jsonschema.exceptions import best_match  # noqa: PLC0415 - see module doc
+
     if error.validator in ("oneOf", "anyOf") and error.context:
         best: SchemaError | None = best_match(error.context)
         if best is not None:
@@ -382,6 +388,8 @@ def _quantity_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
 
 @cache
 def _definitions(version: str) -> Resource[Any]:
+    from referencing import Resource  # noqa: PLC0415 - see module doc
+
     folder = resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
     text = folder.joinpath(f"v{version}.0-local-strict").joinpath("_definitions.json").read_text()
     return Resource.from_contents(json.loads(text))
@@ -425,6 +433,9 @@ def _core_schema(version: str, file: str) -> dict[str, Any]:
 
 @cache
 def _validator_for(api_version: str, kind: str, version: str) -> jsonschema.Validator | None:
+    import jsonschema  # noqa: PLC0415 - see module doc
+    from referencing import Registry  # noqa: PLC0415 - see module doc
+
     crd_file = CRD_SCHEMAS.get(f"{api_version}/{kind}")
     registry: Registry[Any] = Registry().with_resource(_DEFS_ID, _definitions(version))
     if crd_file is not None:

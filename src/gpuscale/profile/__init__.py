@@ -17,23 +17,64 @@ gpuscale.yaml ─► load_profile ─► Profile (frozen; defaults and catalogue
 
 Bad input raises :class:`~gpuscale.errors.ProfileError` with ``file:line`` and the fix.
 ``docs/profile.md`` documents every field.
+
+Each name is imported from its module on first use (:func:`gpuscale._lazy.lazy_exports`):
+the models take about 40 ms to create (pydantic reads every field's docstring from the
+source), which ``gpuscale lint`` without ``--profile`` need not pay to read
+``DOKS_LABEL_DOMAIN`` (``benchmarks/cli_startup.py``).
 """
 
-from gpuscale.profile._load import load_profile, load_profile_text
-from gpuscale.profile._model import (
-    DOKS_LABEL_DOMAIN,
-    AutoscalerSpec,
-    CatalogueEntry,
-    ClusterSpec,
-    HpaSpec,
-    KedaSpec,
-    NodePool,
-    Profile,
-    PrometheusSpec,
-    TaintSpec,
-    WorkloadSpec,
-)
-from gpuscale.profile.catalogue import CATALOGUE, PRICES_READ, Size, size_for
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuscale.profile._load import load_profile, load_profile_text
+    from gpuscale.profile._model import (
+        AutoscalerSpec,
+        CatalogueEntry,
+        ClusterSpec,
+        HpaSpec,
+        KedaSpec,
+        NodePool,
+        Profile,
+        PrometheusSpec,
+        TaintSpec,
+        WorkloadSpec,
+    )
+    from gpuscale.profile.catalogue import (
+        CATALOGUE,
+        DOKS_LABEL_DOMAIN,
+        PRICES_READ,
+        Size,
+        size_for,
+    )
+else:
+    from gpuscale._lazy import lazy_exports
+
+    __getattr__, __dir__ = lazy_exports(
+        __name__,
+        {
+            "gpuscale.profile._load": ("load_profile", "load_profile_text"),
+            "gpuscale.profile._model": (
+                "AutoscalerSpec",
+                "CatalogueEntry",
+                "ClusterSpec",
+                "HpaSpec",
+                "KedaSpec",
+                "NodePool",
+                "Profile",
+                "PrometheusSpec",
+                "TaintSpec",
+                "WorkloadSpec",
+            ),
+            "gpuscale.profile.catalogue": (
+                "CATALOGUE",
+                "DOKS_LABEL_DOMAIN",
+                "PRICES_READ",
+                "Size",
+                "size_for",
+            ),
+        },
+    )
 
 __all__ = [
     "CATALOGUE",

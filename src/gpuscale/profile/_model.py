@@ -29,7 +29,7 @@ from pydantic import (
 )
 
 from gpuscale.manifests import Taint
-from gpuscale.profile.catalogue import GpuVendor, Size, size_for
+from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
 from gpuscale.units import format_duration, parse_duration, parse_quantity
 
 __all__ = [
@@ -45,9 +45,6 @@ __all__ = [
     "TaintSpec",
     "WorkloadSpec",
 ]
-
-DOKS_LABEL_DOMAIN = "doks.digitalocean.com"
-"""Domain of the labels DOKS puts on its nodes (``gpu-brand``, ``gpu-model``, ``node-pool``)."""
 
 _GPU_RESOURCE = {"amd": "amd.com/gpu", "nvidia": "nvidia.com/gpu"}
 
@@ -125,7 +122,9 @@ Memory = Annotated[
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", use_attribute_docstrings=True, defer_build=True
+    )
 
 
 class ClusterSpec(_Model):

@@ -22,9 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CATALOGUE", "PRICES_READ", "GpuVendor", "Size", "size_for"]
+__all__ = ["CATALOGUE", "DOKS_LABEL_DOMAIN", "PRICES_READ", "GpuVendor", "Size", "size_for"]
 
 GpuVendor = Literal["amd", "nvidia", "none"]
+
+DOKS_LABEL_DOMAIN = "doks.digitalocean.com"
+"""Domain of the labels DOKS puts on its nodes (``gpu-brand``, ``gpu-model``, ``node-pool``)."""
 
 PRICES_READ = "2026-05-28"
 """The date the GPU list prices below were read (pricing page 'validated on')."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
 from gpuscale.lint._context import LintContext
@@ -23,8 +23,10 @@ from gpuscale.lint.rules._common import (
 )
 from gpuscale.manifests import KeyPath, Workload, is_templated
 from gpuscale.manifests.selectors import LabelSelector
-from gpuscale.profile import NodePool
 from gpuscale.units import format_duration
+
+if TYPE_CHECKING:
+    from gpuscale.profile import NodePool
 
 __all__: list[str] = []
 

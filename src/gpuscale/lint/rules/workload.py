@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuscale.lint._access import as_map, iter_list
 from gpuscale.lint._context import LintContext
@@ -29,7 +29,10 @@ from gpuscale.lint.rules._common import (
     target_workload,
 )
 from gpuscale.manifests import Container, KeyPath, Taint, Toleration, Workload, is_templated
-from gpuscale.profile import DOKS_LABEL_DOMAIN, NodePool
+from gpuscale.profile import DOKS_LABEL_DOMAIN
+
+if TYPE_CHECKING:
+    from gpuscale.profile import NodePool
 
 __all__: list[str] = []
 
