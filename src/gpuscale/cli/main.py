@@ -166,6 +166,9 @@ COMMAND_MODULES = (
 # whether it is a group. A module listed above but not here still works (it is imported
 # at start-up), but tests/unit/test_cli_lazy.py fails until its line is added.
 COMMAND_HELP: dict[str, LazyCommand] = {
+    "demo_cmd": LazyCommand(
+        "demo", "Simulate the tutorial and its fix side by side (no cluster, no cloud account)."
+    ),
     "init_cmd": LazyCommand(
         "init",
         "Scaffold a corrected Deployment, Service, ServiceMonitor, ScaledObject and gpuscale.yaml.",
@@ -180,6 +183,10 @@ COMMAND_HELP: dict[str, LazyCommand] = {
     ),
     "lint_cmd": LazyCommand(
         "lint", "Find autoscaling mistakes in manifests: file:line, why, and the fix."
+    ),
+    "simulate_cmd": LazyCommand(
+        "simulate",
+        "Replay a scenario or a trace through KEDA, the HPA and the autoscaler in virtual time.",
     ),
     "report_cmd": LazyCommand(
         "report",

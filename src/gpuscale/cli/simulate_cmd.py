@@ -183,8 +183,10 @@ def simulate_command(
     ] = None,
     output: Annotated[str, typer.Option("--output", "-o", help="text or json.")] = "text",
 ) -> None:
-    """Replay a scenario or a request trace through KEDA, the HPA, Prometheus, the scheduler
-    and the cluster autoscaler in virtual time."""
+    """Replay a scenario or a trace through KEDA, the HPA and the autoscaler in virtual time.
+
+    The models of Prometheus' scrapes, KEDA, the HPA, the ReplicaSet controller, the
+    scheduler, the kubelet and the cluster autoscaler run at their real periods."""
     if output not in ("text", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
