@@ -138,6 +138,7 @@ def validate_or_raise(
             )
 
 
+@cache
 def kube_versions() -> tuple[str, ...]:
     """Kubernetes minor versions whose schemas are installed, oldest first."""
     found = []

@@ -110,7 +110,8 @@ def test_namespace_flag(workdir: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 def test_profile(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workdir / "profile.yaml").write_text(
-        "prometheus:\n  release: kps\n  namespace: monitoring\nnode_pools:\n"
+        "prometheus:\n  release: kps\n  namespace: monitoring\n"
+        "  selects_all_servicemonitors: false\nnode_pools:\n"
         "  - {name: gpu, size: gpu-mi300x1-192gb, max_nodes: 2}\n"
     )
     _, out, _ = _run(capsys, "k8s/resources.yaml", "--profile", "profile.yaml", "-o", "json")
