@@ -115,7 +115,7 @@ def print_text(report: LintReport, console: Console) -> None:
     for note in report.notes:
         console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
     style = "bold red" if report.failed or report.nothing_ran else "bold green"
-    console.print(Text(_summary(report), style=style))
+    console.print(Text(_summary(report), style=style), soft_wrap=True)
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:

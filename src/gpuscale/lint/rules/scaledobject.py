@@ -845,12 +845,14 @@ _SAMPLE_VALUES = {
 """A value KEDA accepts for each typed metadata key of the prometheus scaler, for fixes."""
 _SCALED_OBJECT_REFUSED = (
     "KEDA's admission webhook (or the CRD's own validation) refuses the ScaledObject, so "
-    "`kubectl apply` fails and no HPA is created"
+    "kubectl apply fails and no HPA is created (the message is KEDA's, from gpuscale's "
+    "model of scaledobject_webhook.go and the CRD)."
 )
 _TRIGGER_REFUSED = (
     "The API server stores the ScaledObject (trigger metadata is a map of strings), but "
     "KEDA cannot build the trigger's scaler from it: the ScaledObject never becomes Ready, "
-    "KEDA serves the HPA no value for this metric, and nothing scales on it"
+    "KEDA serves the HPA no value for this metric, and nothing scales on it (the message "
+    "is KEDA's parsePrometheusMetadata, from gpuscale's model of prometheus_scaler.go)."
 )
 
 
@@ -905,7 +907,7 @@ def _refused(obj: Manifest, problem: ModelProblem, consequence: str, fix: str) -
         obj=obj,
         key_path=problem.key_path,
         message=f"KEDA refuses it: {problem.message}",
-        why=f"{consequence}. KEDA's message, from gpuscale's model of it: {problem.message}.",
+        why=consequence,
         fix=fix,
     )
 
