@@ -16,6 +16,7 @@ from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
+from gpuscale.lint.rules._common import repeats
 from gpuscale.manifests import (
     KeyPath,
     Manifest,
@@ -113,15 +114,14 @@ def _schema_hit(obj: Manifest, problem: ValidationProblem, version: str) -> Hit:
     fix="# keep one definition of Deployment web (merge what the two say), delete the other",
 )
 def duplicate_object(ctx: LintContext) -> Iterator[Hit]:
-    first: dict[tuple[str, str, str, str], Manifest] = {}
-    for obj in ctx.objects:
-        namespace = ctx.namespace_of(obj)
-        if not obj.kind or not obj.name or is_templated(obj.name) or is_templated(namespace):
-            continue
-        group = obj.api_version.rpartition("/")[0]
-        key = (group, obj.kind, namespace, obj.name)
-        other = first.setdefault(key, obj)
-        if other is obj or other.source == obj.source:
+    keyed = (
+        ((obj.api_version.rpartition("/")[0], obj.kind, ctx.namespace_of(obj), obj.name), obj)
+        for obj in ctx.objects
+        if obj.kind and obj.name and not is_templated(obj.name)
+        if not is_templated(ctx.namespace_of(obj))
+    )
+    for (_, _, namespace, _), obj, other in repeats(keyed):
+        if other.source == obj.source:
             continue
         file, line, _ = other.source
         yield Hit(

@@ -34,6 +34,7 @@ from gpuscale.lint.rules._common import (
     name_of,
     objects_in,
     prometheus_triggers,
+    repeats,
     same_identity,
     scaled_objects,
     trigger_path,
@@ -807,16 +808,12 @@ def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
     fix="# one ScaledObject for web with both triggers under spec.triggers",
 )
 def scaledobjects_share_target(ctx: LintContext) -> Iterator[Hit]:
-    first: dict[tuple[str, str, str], Manifest] = {}
-    for so in decided_scaled_objects(ctx):
-        if so.target is None:
-            continue
-        obj, (kind, name) = so.obj, so.target
-        key = (kind, ctx.namespace_of(obj), name)
-        if key not in first:
-            first[key] = obj
-            continue
-        other = first[key]
+    keyed = (
+        ((so.target[0], ctx.namespace_of(so.obj), so.target[1]), so.obj)
+        for so in decided_scaled_objects(ctx)
+        if so.target is not None
+    )
+    for (kind, _, name), obj, other in repeats(keyed):
         file, line, _ = other.line_of(())
         other_name = name_of(other)
         yield Hit(
