@@ -299,7 +299,8 @@ def main() -> int:
             "in a fresh interpreter, once; in brackets, `python -m gpuscale lint --list` in a "
             "fresh interpreter: the start-up every gpuscale command pays (Python, and the "
             "imports of every command module that `gpuscale.cli.main` registers), not lint's "
-            "work.\n"
+            "work. Where wall time runs ahead of CPU time the process was waiting for a CPU "
+            "(other work on the machine); CPU time is what the work itself costs.\n"
         )
         print(f"wrote {out.relative_to(ROOT)}")
     return 0 if verdict == "meets" else 1
