@@ -3,15 +3,16 @@
 The command is the I/O edge of :mod:`gpuscale.lint`: it loads the manifests with
 :func:`gpuscale.manifests.load_paths` (files, directories searched for ``*.yaml`` and
 ``*.yml`` with the profile ``gpuscale.yaml`` skipped, and ``-`` for standard input), the
-profile with :func:`gpuscale.profile.load_profile`, calls :func:`gpuscale.lint.run_lint`
-and prints the report as text, JSON or SARIF. Exit codes: 0 when no finding is at or
-above ``--fail-on`` (default ``error``), 1 when one is, 2 for usage or input errors (a
-bad flag, a missing file, a manifest or profile that does not parse).
+profile as ``deploy``, ``verify``, ``install`` and ``watch`` do (``--profile``, else
+``./gpuscale.yaml`` when it exists, else none), calls :func:`gpuscale.lint.run_lint` with
+schema validation on, and prints the report as text, JSON or SARIF. Exit codes: 0 when no
+finding is at or above ``--fail-on`` (default ``error``), 1 when one is, 2 for usage or
+input errors (a bad flag, a missing file, a manifest or profile that does not parse, no
+objects to lint, selected rules none of which can run).
 
 The option types (:class:`~gpuscale.lint.Severity`) come from two small modules of
 :mod:`gpuscale.lint`; the rules, the manifest loader and the profile are imported when
-the command runs (the profile models only with ``--profile``), so ``gpuscale lint --help``
-starts without them.
+the command runs, so ``gpuscale lint --help`` starts without them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Annotated, TextIO
 import typer
 
 from gpuscale.cli.main import app
-from gpuscale.errors import InputError
+from gpuscale.errors import InputError, ManifestError
 from gpuscale.lint import DEFAULT_NAMESPACE, Severity
 
 __all__ = ["LintArgs", "OutputFormat", "execute", "lint"]
@@ -47,7 +48,8 @@ class LintArgs:
     paths: tuple[str, ...] = ()
     """Files, directories (searched recursively for *.yaml and *.yml) or ``-``."""
     profile: Path | None = None
-    """``--profile``: gpuscale.yaml, for node pools, Prometheus release and timings."""
+    """``--profile``: gpuscale.yaml, for node pools, Prometheus release and timings;
+    ``None``: ``./gpuscale.yaml`` when it exists, else no profile."""
     namespace: str = DEFAULT_NAMESPACE
     """``--namespace``: where objects without a namespace go (as ``kubectl apply -n``)."""
     output: OutputFormat = OutputFormat.TEXT
@@ -97,18 +99,22 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         raise InputError(
             "no manifests given", where="PATH", fix="gpuscale lint k8s/ (or - for stdin)"
         )
+    from gpuscale.cli._profile_input import optional_profile  # noqa: PLC0415
+
     options = LintOptions(
         select=parse_slugs(args.select, flag="--select") if args.select else None,
         ignore=parse_slugs(args.ignore, flag="--ignore"),
         fail_on=args.fail_on,
         namespace=args.namespace,
+        validate=True,
     )
-    profile = None
-    if args.profile is not None:
-        from gpuscale.profile import load_profile  # noqa: PLC0415 - only --profile needs it
-
-        profile = load_profile(args.profile)
+    loaded, profile_file = optional_profile(args.profile)
+    profile = loaded if profile_file is not None else None
     manifests = load_paths(args.paths, stdin=stdin)
+    if not manifests:
+        raise ManifestError(
+            "no objects found", where=" ".join(args.paths), fix="check the paths hold manifests"
+        )
     # The loaded manifests live until the command ends: keep the cyclic garbage collector
     # from re-scanning them while the rules run (it made large sets superlinear).
     gc.freeze()
@@ -137,7 +143,11 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
     ] = None,
     profile: Annotated[
         Path | None,
-        typer.Option("--profile", help="gpuscale.yaml: node pools, Prometheus, timings."),
+        typer.Option(
+            "--profile",
+            help="gpuscale.yaml: node pools, Prometheus, timings; default ./gpuscale.yaml if "
+            "it exists.",
+        ),
     ] = None,
     namespace: Annotated[
         str,
@@ -167,7 +177,8 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
 ) -> None:
     """Find autoscaling mistakes in manifests: file:line, why, and the fix.
 
-    Exit 0 when nothing is at or above --fail-on, 1 when something is, 2 for bad input.
+    Exit 0 when nothing is at or above --fail-on, 1 when something is, 2 for bad input
+    (including no objects, or selected rules none of which can run).
     Suppress a finding with a YAML comment: # gpuscale: ignore\\[slug].
     """
     args = LintArgs(

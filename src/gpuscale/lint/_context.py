@@ -9,9 +9,11 @@ Rules never parse YAML or read files; they read
 - the profile (:class:`gpuscale.profile.Profile`, defaults filled), or ``None`` when the
   user gave none: rules that need it then stay silent;
 - the ``--namespace`` default for objects that set none (``default``, as ``kubectl apply``
-  without ``-n`` would).
+  without ``-n`` would);
+- the Kubernetes version whose schemas ``schema-invalid`` checks the manifests against,
+  or ``None`` when this run does not check schemas.
 
-:class:`LintContext` bundles the three, indexes the manifests by kind once, and caches
+:class:`LintContext` bundles them, indexes the manifests by kind once, and caches
 what rules share (typed views, query analyses), so each rule stays a short loop.
 """
 
@@ -40,10 +42,12 @@ class LintContext:
         profile: Profile | None = None,
         *,
         default_namespace: str = DEFAULT_NAMESPACE,
+        schema_version: str | None = None,
     ) -> None:
         self.objects: tuple[Manifest, ...] = tuple(objects)
         self.profile = profile
         self.default_namespace = default_namespace
+        self.schema_version = schema_version
         self._by_kind: dict[str, list[Manifest]] = {}
         for obj in self.objects:
             self._by_kind.setdefault(obj.kind, []).append(obj)

@@ -12,11 +12,17 @@ Every setting KEDA defaults (``minReplicaCount`` 0, ``maxReplicaCount`` 100,
 - each ``prometheus`` trigger's metadata is read by :func:`parse_prometheus_trigger
   <gpuscale.controllers.keda.parse_prometheus_trigger>` (``threshold`` as Go's JSON
   decoder reads it, ``ignoreNullValues`` as ``strconv.ParseBool``...); ``None`` when it
-  refuses them (a templated ``threshold``, a missing ``serverAddress``);
+  refuses them (a templated ``threshold``, a missing ``serverAddress``), and the
+  :class:`~gpuscale.controllers.keda.TriggerError` is kept for ``scaledobject-invalid``.
+  A trigger with an ``authenticationRef`` gets its auth parameters from a
+  TriggerAuthentication lint does not read (secrets), so every parameter an auth mode
+  requires is taken as given: only the metadata's own values are judged;
 - a trigger's ``metricType`` goes through :func:`metric_target_type
   <gpuscale.controllers.keda.metric_target_type>` (unset means AverageValue), and
   ``scalingModifiers`` through :func:`is_using_modifiers
-  <gpuscale.controllers.keda.is_using_modifiers>`.
+  <gpuscale.controllers.keda.is_using_modifiers>`;
+- :func:`model_problems` turns the model's refusals (``where`` strings such as
+  ``spec.triggers[0].metadata.threshold``) into key paths for findings.
 
 What the model has no opinion on is read raw: the query text (analysed by
 :mod:`gpuscale.lint.query`, so query rules still run when another value is templated),
@@ -25,6 +31,7 @@ which metadata keys the manifest writes, and the raw values rules quote back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -39,9 +46,40 @@ from gpuscale.controllers.keda import (
 )
 from gpuscale.errors import ManifestError
 from gpuscale.lint._access import as_map, as_str, iter_list
-from gpuscale.manifests import Manifest, is_templated
+from gpuscale.manifests import KeyPath, Manifest, is_templated
 
-__all__ = ["ScaledObjectView", "TriggerView", "scaled_object_view"]
+__all__ = [
+    "HPA_TARGET_TYPES",
+    "ModelProblem",
+    "ScaledObjectView",
+    "TriggerView",
+    "model_problems",
+    "scaled_object_view",
+    "where_path",
+]
+
+HPA_TARGET_TYPES = ("AverageValue", "Value")
+"""The ``metricType`` values an external metric of the HPA KEDA generates can have: the API
+server refuses any other type (``validateMetricTarget`` in kubernetes
+``pkg/apis/autoscaling/validation/validation.go``; ``Utilization`` KEDA refuses itself)."""
+
+_AUTH_STAND_INS = dict.fromkeys(
+    (
+        "bearerToken",
+        "username",
+        "cert",
+        "key",
+        "oauthTokenURI",
+        "clientID",
+        "customAuthHeader",
+        "customAuthValue",
+        "apiKey",
+    ),
+    "<from the TriggerAuthentication>",
+)
+"""A value for each parameter some auth mode requires (``Config.Validate`` in KEDA's
+``pkg/scalers/authentication/authentication_types.go``), for triggers whose parameters come
+from a TriggerAuthentication."""
 
 
 @dataclass(frozen=True)
@@ -54,14 +92,18 @@ class TriggerView:
     """The raw metadata mapping (empty when missing or not a mapping)."""
     metric_type: str | None
     """``AverageValue`` (KEDA's default when unset) or ``Value``; ``None`` when undecidable
-    (templated, not a string, or ``Utilization``, which KEDA refuses for external metrics)."""
+    (templated, not a string) or refused (``Utilization``, which KEDA refuses for external
+    metrics, and any type not in :data:`HPA_TARGET_TYPES`)."""
     metric_type_explicit: bool
     use_cached_metrics: bool
     query: str | None
     """The raw query text, stripped; ``None`` when missing or not a string."""
     prometheus: PrometheusTrigger | None
     """The trigger as KEDA builds it (``type: prometheus`` only); ``None`` when KEDA's parser
-    refuses the metadata (a templated or malformed value)."""
+    refuses the metadata (a templated or malformed value) or a value is not a string."""
+    refusal: TriggerError | None = None
+    """Why KEDA's parser refuses the metadata (its string values only; non-strings are
+    ``trigger-metadata-not-string``'s), when it does."""
 
     @property
     def is_prometheus(self) -> bool:
@@ -94,18 +136,24 @@ def _metric_type(trigger: Mapping[str, Any]) -> str | None:
     if raw is not None and (not isinstance(raw, str) or is_templated(raw)):
         return None
     try:
-        return metric_target_type(raw)
+        kind = metric_target_type(raw)
     except ValueError:
         return None
+    return kind if kind in HPA_TARGET_TYPES else None
 
 
-def _prometheus(metadata: Mapping[str, Any], index: int) -> PrometheusTrigger | None:
-    if not all(isinstance(value, str) for value in metadata.values()):
-        return None
+def _prometheus(
+    metadata: Mapping[str, Any], index: int, trigger: Mapping[str, Any]
+) -> tuple[PrometheusTrigger | None, TriggerError | None]:
+    strings = {key: value for key, value in metadata.items() if isinstance(value, str)}
+    auth = _AUTH_STAND_INS if trigger.get("authenticationRef") is not None else None
     try:
-        return parse_prometheus_trigger(metadata, trigger_index=index)
-    except TriggerError:
-        return None
+        parsed = parse_prometheus_trigger(
+            strings, auth, trigger_index=index, where=f"spec.triggers[{index}].metadata"
+        )
+    except TriggerError as error:
+        return None, error
+    return (parsed if len(strings) == len(metadata) else None), None
 
 
 def _trigger(index: int, raw: Any) -> TriggerView:
@@ -113,6 +161,9 @@ def _trigger(index: int, raw: Any) -> TriggerView:
     metadata = as_map(trigger.get("metadata")) or {}
     kind = as_str(trigger.get("type"))
     query = as_str(metadata.get("query"))
+    parsed, refusal = (
+        _prometheus(metadata, index, trigger) if kind == "prometheus" else (None, None)
+    )
     return TriggerView(
         index=index,
         type=kind,
@@ -121,7 +172,8 @@ def _trigger(index: int, raw: Any) -> TriggerView:
         metric_type_explicit="metricType" in trigger,
         use_cached_metrics=trigger.get("useCachedMetrics") is True,
         query=query.strip() if query is not None else None,
-        prometheus=_prometheus(metadata, index) if kind == "prometheus" else None,
+        prometheus=parsed,
+        refusal=refusal,
     )
 
 
@@ -138,3 +190,44 @@ def scaled_object_view(obj: Manifest) -> ScaledObjectView:
         triggers=tuple(_trigger(i, t) for i, t in iter_list(spec_map.get("triggers"))),
         uses_scaling_modifiers=is_using_modifiers(spec_map),
     )
+
+
+_WHERE_STEP = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def where_path(where: str) -> KeyPath:
+    """The key path a model error's ``where`` names: ``spec.triggers[0].metadata.threshold``
+    as ``("spec", "triggers", 0, "metadata", "threshold")``."""
+    return tuple(int(index) if index else key for index, key in _WHERE_STEP.findall(where))
+
+
+@dataclass(frozen=True)
+class ModelProblem:
+    """One thing KEDA's model refuses, at the key it names."""
+
+    key_path: KeyPath
+    message: str
+    """The model's own message (KEDA's, where upstream has one)."""
+    fix: str
+
+
+def model_problems(obj: Manifest, error: ManifestError) -> list[ModelProblem]:
+    """The refusals in ``error`` (each of a :class:`TriggerError`'s problems) that do not
+    stand on a placeholder or on a value that is not a string in trigger metadata: those
+    are undecidable, or another rule's (``trigger-metadata-not-string``)."""
+    problems = error.problems if isinstance(error, TriggerError) else ()
+    pairs = problems or ((error.where or "spec", error.message),)
+    found = []
+    for where, message in pairs:
+        path = where_path(where)
+        value = obj.get(path)
+        if is_templated(value) or (
+            value is not None and _is_metadata(path) and not isinstance(value, str)
+        ):
+            continue
+        found.append(ModelProblem(path, message, error.fix or ""))
+    return found
+
+
+def _is_metadata(path: KeyPath) -> bool:
+    return len(path) == 5 and path[:2] == ("spec", "triggers") and path[3] == "metadata"

@@ -39,6 +39,9 @@ class Rule:
     says which); such a rule is catalogued but never run."""
     requires: str = ""
     """What the rule needs besides manifests: ``profile``, ``simulator`` or empty."""
+    defers_to: tuple[str, ...] = ()
+    """More specific rules that report the same problem better: a finding of this rule is
+    dropped when one of theirs is on the same line of the same object (when they run)."""
 
     @property
     def available(self) -> bool:
@@ -59,6 +62,7 @@ def rule(
     example: str,
     fix: str,
     requires: str = "",
+    defers_to: tuple[str, ...] = (),
 ) -> Callable[[Check], Check]:
     """Register the decorated function as the check of rule ``slug``."""
 
@@ -73,6 +77,7 @@ def rule(
                 fix=fix,
                 check=check,
                 requires=requires,
+                defers_to=defers_to,
             )
         )
         return check

@@ -69,7 +69,10 @@ def _summary(report: LintReport) -> str:
     if report.suppressed:
         text += f" ({len(report.suppressed)} suppressed)"
     files = len(report.files)
-    return f"{text} in {report.objects} objects from {files} file{'s' * (files != 1)}"
+    text += f" in {report.objects} objects from {files} file{'s' * (files != 1)}"
+    if report.nothing_ran:
+        text += "; none of the selected rules could run"
+    return text
 
 
 def _wrapped(text: str, width: int, indent: str) -> str:
@@ -111,8 +114,8 @@ def print_text(report: LintReport, console: Console) -> None:
         console.print()
     for note in report.notes:
         console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
-    style = "bold red" if report.failed else "bold green"
-    console.print(Text(_summary(report), style=style))
+    style = "bold red" if report.failed or report.nothing_ran else "bold green"
+    console.print(Text(_summary(report), style=style), soft_wrap=True)
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
@@ -159,6 +162,7 @@ def render_json(report: LintReport) -> str:
         "findings": [_finding_json(f) for f in report.findings],
         "suppressed": [_finding_json(f) for f in report.suppressed],
         "notes": list(report.notes),
+        "notRun": [{"rule": slug, "reason": reason} for slug, reason in report.not_run],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -250,6 +254,14 @@ def render_sarif(report: LintReport, base: PurePath) -> str:
                     }
                 },
                 "columnKind": "unicodeCodePoints",
+                "invocations": [
+                    {
+                        "executionSuccessful": not report.nothing_ran,
+                        "toolExecutionNotifications": [
+                            {"level": "warning", "message": {"text": note}} for note in report.notes
+                        ],
+                    }
+                ],
                 "results": [_sarif_result(f, index, base) for f in report.findings],
             }
         ],
@@ -300,7 +312,8 @@ def print_explanation(entry: Rule, console: Console) -> None:
         state = "" if entry.available else " (not run yet: this build lacks it)"
         console.print(f"needs: {entry.requires}{state}")
     console.print()
-    console.print(Text(_wrapped(_plain(entry.explanation), console.width, "")))
+    paragraphs = _plain(entry.explanation).split("\n\n")
+    console.print(Text("\n\n".join(_wrapped(p, console.width, "") for p in paragraphs)))
     console.print()
     console.print(Text("reported:", style="bold"))
     console.print(_snippet(entry.example), soft_wrap=True)

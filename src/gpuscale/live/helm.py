@@ -18,7 +18,9 @@ Choices, and why (``docs/commands/install.md`` explains them to users):
   ServiceMonitor without the label is silently not scraped, which KEDA then reads as 0
   (the tutorial's mistakes 3 and 6). gpuscale installs a stack of its own, so selecting
   every ServiceMonitor in every namespace is the safe default; the ``release`` label still
-  works, it is just no longer required.
+  works, it is just no longer required. The profile's
+  ``prometheus.selects_all_servicemonitors: false`` keeps the chart's selection instead
+  (``gpuscale lint`` then requires the label).
 - KEDA's metrics API server (``external.metrics.k8s.io``) is always part of the KEDA
   chart; gpuscale turns on the ServiceMonitors for KEDA's operator and metrics server so
   ``keda_scaler_metrics_value`` (what KEDA read from the trigger) lands in Prometheus.
@@ -80,6 +82,11 @@ class InstallSpec:
     scrape_interval: str | None = None
     """Prometheus' global scrape interval (``30s``); None keeps the operator's default (30s).
     From the profile it is always set (``prometheus.scrape_interval``, default 30s)."""
+    select_all_servicemonitors: bool = True
+    """Make Prometheus select every ServiceMonitor and PodMonitor in every namespace
+    (``*SelectorNilUsesHelmValues: false``); False keeps the chart's selection by the
+    ``release: <release>`` label. From the profile's
+    ``prometheus.selects_all_servicemonitors``."""
     keda_release: str = "keda"
     """Helm release name of KEDA."""
     keda_namespace: str = "keda"
@@ -116,13 +123,15 @@ class HelmCommand:
 
 def install_spec_from_profile(profile: Profile) -> InstallSpec:
     """The :class:`InstallSpec` of a loaded profile: its ``prometheus`` (release,
-    namespace, chart_version, scrape_interval) and ``keda`` (release, namespace,
-    chart_version) sections, already validated by :mod:`gpuscale.profile`."""
+    namespace, chart_version, scrape_interval, selects_all_servicemonitors) and ``keda``
+    (release, namespace, chart_version) sections, already validated by
+    :mod:`gpuscale.profile`."""
     return InstallSpec(
         prometheus_release=profile.prometheus.release,
         prometheus_namespace=profile.prometheus.namespace,
         prometheus_chart_version=profile.prometheus.chart_version,
         scrape_interval=prometheus_duration(profile.prometheus.scrape_interval),
+        select_all_servicemonitors=profile.prometheus.selects_all_servicemonitors,
         keda_release=profile.keda.release,
         keda_namespace=profile.keda.namespace,
         keda_chart_version=profile.keda.chart_version,
@@ -139,10 +148,10 @@ def prometheus_duration(seconds: float) -> str:
 
 def prometheus_values(spec: InstallSpec) -> dict[str, Any]:
     """Values for kube-prometheus-stack (see the module docstring for why)."""
-    prometheus_spec: dict[str, Any] = {
-        "serviceMonitorSelectorNilUsesHelmValues": False,
-        "podMonitorSelectorNilUsesHelmValues": False,
-    }
+    prometheus_spec: dict[str, Any] = {}
+    if spec.select_all_servicemonitors:
+        prometheus_spec["serviceMonitorSelectorNilUsesHelmValues"] = False
+        prometheus_spec["podMonitorSelectorNilUsesHelmValues"] = False
     if spec.scrape_interval:
         prometheus_spec["scrapeInterval"] = spec.scrape_interval
     return {"prometheus": {"prometheusSpec": prometheus_spec}}

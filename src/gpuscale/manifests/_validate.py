@@ -142,6 +142,7 @@ def validate_or_raise(
             )
 
 
+@cache
 def kube_versions() -> tuple[str, ...]:
     """Kubernetes minor versions whose schemas are installed, oldest first."""
     found = []
@@ -371,8 +372,12 @@ def _quantity_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
                 if not isinstance(values, dict):
                     continue
                 for name, amount in values.items():
-                    if is_templated(amount) or isinstance(amount, bool):
-                        continue
+                    if (
+                        is_templated(amount)
+                        or isinstance(amount, bool)
+                        or not isinstance(amount, str | int | float)
+                    ):
+                        continue  # a placeholder, or a type the schema reports
                     try:
                         parse_quantity(amount)
                     except (ValueError, TypeError):

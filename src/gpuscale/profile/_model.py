@@ -347,8 +347,14 @@ class PrometheusSpec(_Model):
     """The Prometheus KEDA queries, as kube-prometheus-stack installs it."""
 
     release: ReleaseName = "prometheus"
-    """Helm release name of kube-prometheus-stack; its Prometheus only selects
-    ServiceMonitors labelled ``release: <release>`` (serviceMonitorSelectorNilUsesHelmValues)."""
+    """Helm release name of kube-prometheus-stack; with ``selects_all_servicemonitors:
+    false`` its Prometheus only selects ServiceMonitors labelled ``release: <release>``."""
+    selects_all_servicemonitors: bool = True
+    """Whether this Prometheus selects every ServiceMonitor in every namespace (the chart's
+    ``serviceMonitorSelectorNilUsesHelmValues: false``, which ``gpuscale install`` sets)
+    rather than only those labelled ``release: <release>`` (the chart's own default).
+    Default true: the profile describes the stack ``gpuscale install`` installs from it;
+    write false for a kube-prometheus-stack installed with the chart's defaults."""
     namespace: Namespace = "monitoring"
     """Namespace kube-prometheus-stack is installed in."""
     chart_version: VersionText | None = None

@@ -23,13 +23,16 @@ def lint_yaml(
     select: Iterable[str] | None = None,
     namespace: str = "default",
     file: str = "manifest.yaml",
+    validate: bool = False,
 ) -> list[Finding]:
-    """Findings for ``text`` (dedented), restricted to ``select`` rules when given."""
+    """Findings for ``text`` (dedented), restricted to ``select`` rules when given; with
+    ``validate``, schemas are checked too (as ``gpuscale lint`` does)."""
     manifests = load_text(textwrap.dedent(text), file)
     options = LintOptions(
         select=frozenset(select) if select is not None else None,
         namespace=namespace,
         fail_on=Severity.INFO,
+        validate=validate,
     )
     return list(run_lint(manifests, profile, options).findings)
 

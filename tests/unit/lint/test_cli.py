@@ -110,7 +110,8 @@ def test_namespace_flag(workdir: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 def test_profile(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workdir / "profile.yaml").write_text(
-        "prometheus:\n  release: kps\n  namespace: monitoring\nnode_pools:\n"
+        "prometheus:\n  release: kps\n  namespace: monitoring\n"
+        "  selects_all_servicemonitors: false\nnode_pools:\n"
         "  - {name: gpu, size: gpu-mi300x1-192gb, max_nodes: 2}\n"
     )
     _, out, _ = _run(capsys, "k8s/resources.yaml", "--profile", "profile.yaml", "-o", "json")
@@ -147,6 +148,9 @@ def test_list_and_explain(workdir: Path, capsys: pytest.CaptureFixture[str]) -> 
         (("broken.yaml",), "broken.yaml:3: not valid YAML"),
         (("empty",), "empty: the directory holds no *.yaml or *.yml files"),
         (("k8s", "--profile", "bad-profile.yaml"), "bad-profile.yaml:1: unknown key 'nodes'"),
+        (("blank.yaml",), "blank.yaml: no objects found (fix: check the paths hold manifests)"),
+        (("/dev/null",), "/dev/null: no objects found"),
+        (("comments.yaml", "-o", "json"), "comments.yaml: no objects found"),
     ],
 )
 def test_input_errors_exit_2_with_one_line(
@@ -155,6 +159,8 @@ def test_input_errors_exit_2_with_one_line(
     (workdir / "broken.yaml").write_text("kind: Service\nmetadata: [\n")
     (workdir / "empty").mkdir()
     (workdir / "bad-profile.yaml").write_text("nodes: 3\n")
+    (workdir / "blank.yaml").write_text("")
+    (workdir / "comments.yaml").write_text("# nothing yet\n---\n---\n")
     code, out, err = _run(capsys, *argv)
     assert code == 2
     assert out == ""
@@ -168,3 +174,110 @@ def test_usage_errors_exit_2(workdir: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 2
     code, _, _ = _run(capsys, "k8s", "--fail-on", "fatal")
     assert code == 2
+
+
+def test_nothing_to_lint_is_the_same_error_as_render(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workdir / "blank.yaml").write_text("")
+    assert main(["render", "blank.yaml"]) == 2
+    render_error = capsys.readouterr().err
+    code, _, lint_error = _run(capsys, "blank.yaml")
+    assert code == 2
+    assert lint_error == render_error
+
+
+def test_a_selected_rule_that_cannot_run_is_said_and_exits_2(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load")
+    assert code == 2
+    assert "note: rule flaps-under-steady-load was not run: it needs the simulator" in out
+    assert "none of the selected rules could run" in out
+    code, out, _ = _run(
+        capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load", "-o", "json"
+    )
+    document = json.loads(out)
+    assert code == 2
+    assert document["notRun"] == [
+        {
+            "rule": "flaps-under-steady-load",
+            "reason": "it needs the simulator, which this build of gpuscale does not have yet",
+        }
+    ]
+    assert any("flaps-under-steady-load was not run" in note for note in document["notes"])
+    code, out, _ = _run(
+        capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load", "-o", "sarif"
+    )
+    [invocation] = json.loads(out)["runs"][0]["invocations"]
+    assert code == 2
+    assert invocation["executionSuccessful"] is False
+    assert "was not run" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_a_rule_that_cannot_run_beside_one_that_can(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(
+        capsys,
+        "k8s/resources.yaml",
+        "--select",
+        "flaps-under-steady-load,cooldown-has-no-effect",
+        "-o",
+        "json",
+    )
+    document = json.loads(out)
+    assert code == 0
+    assert [f["rule"] for f in document["findings"]] == ["cooldown-has-no-effect"]
+    assert [entry["rule"] for entry in document["notRun"]] == ["flaps-under-steady-load"]
+
+
+def test_a_profile_rule_without_a_profile_is_said(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity")
+    assert code == 2
+    assert "max-exceeds-gpu-capacity was not run: it needs the profile" in " ".join(out.split())
+    code, _, _ = _run(
+        capsys,
+        "k8s/resources.yaml",
+        "--select",
+        "max-exceeds-gpu-capacity",
+        "--profile",
+        "k8s/gpuscale.yaml",
+    )
+    assert code == 0
+
+
+def test_the_profile_in_the_working_directory_is_used_as_deploy_uses_it(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    select = ("--select", "prometheus-address-namespace", "-o", "json")
+    code, _, _ = _run(capsys, "k8s/resources.yaml", *select)
+    assert code == 2
+    (workdir / "gpuscale.yaml").write_text("prometheus:\n  namespace: monitoring\n")
+    code, out, _ = _run(capsys, "k8s/resources.yaml", *select)
+    assert code == 1
+    assert [f["rule"] for f in json.loads(out)["findings"]] == ["prometheus-address-namespace"]
+    (workdir / "other.yaml").write_text("prometheus:\n  namespace: kube-system\n")
+    code, out, _ = _run(capsys, "k8s/resources.yaml", *select, "--profile", "other.yaml")
+    assert code == 0
+    assert json.loads(out)["findings"] == []
+
+
+def test_help_says_where_the_profile_comes_from(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--help"]) == 0
+    words = capsys.readouterr().out.replace("│", " ").split()
+    assert "default ./gpuscale.yaml if it exists" in " ".join(words)
+
+
+def test_schema_problems_fail_the_command(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = FIXED.read_text().replace("replicas: 1", "replicas: two")
+    (workdir / "bad.yaml").write_text(text)
+    code, out, _ = _run(capsys, "bad.yaml", "-o", "json")
+    [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "schema-invalid"]
+    assert code == 1
+    assert finding["location"]["line"] == line_of(text, "replicas: two")
+    assert finding["message"] == "spec.replicas: expected an integer, got 'two'"

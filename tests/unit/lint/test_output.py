@@ -82,6 +82,7 @@ def test_json_schema_is_stable() -> None:
         "findings",
         "suppressed",
         "notes",
+        "notRun",
     }
     assert document["schema"] == "gpuscale.lint/v1"
     assert set(document["summary"]) == {

@@ -129,8 +129,22 @@ pod_spec = st.fixed_dictionaries(
 )
 
 
+API_VERSIONS = {
+    "ScaledObject": "keda.sh/v1alpha1",
+    "Deployment": "apps/v1",
+    "Service": "v1",
+    "ServiceMonitor": "monitoring.coreos.com/v1",
+    "HorizontalPodAutoscaler": "autoscaling/v2",
+}
+"""So that the schema validator (``schema-invalid``) reads the documents too."""
+
+
 def _document(kind: str, parts: dict[tuple[str, ...], Any], name: Any) -> dict[str, Any]:
-    body: dict[str, Any] = {"kind": kind, "metadata": {"name": name}}
+    body: dict[str, Any] = {
+        "apiVersion": API_VERSIONS[kind],
+        "kind": kind,
+        "metadata": {"name": name},
+    }
     for path, value in parts.items():
         node = body
         for step in path[:-1]:
@@ -183,7 +197,8 @@ PROFILE = make_profile(
 def test_no_rule_crashes_on_malformed_documents(
     objects: list[Manifest], with_profile: bool
 ) -> None:
-    report = run_lint(objects, PROFILE if with_profile else None, LintOptions(namespace="ns"))
+    options = LintOptions(namespace="ns", validate=True)
+    report = run_lint(objects, PROFILE if with_profile else None, options)
     for finding in report.findings:
         assert finding.message
         assert finding.location.file == "fuzz.yaml"
@@ -208,7 +223,7 @@ def test_templated_tutorial_values_never_crash() -> None:
     loaded = load_text(text, "t.yaml")
     for placeholder in ("${VALUE}", "{{ .Values.x }}", "<value>", "$VALUE"):
         objects = _loaded([_template(dict(o.body), placeholder) for o in loaded], "t.yaml")
-        report = run_lint(objects, PROFILE, LintOptions())
+        report = run_lint(objects, PROFILE, LintOptions(validate=True))
         rules = {f.rule for f in report.findings}
         assert "query-invalid" not in rules
         # Keys are not templated: the seed's misspelled nodeSelector key is still wrong,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.lint import Severity
+from gpuscale.lint import REGISTRY, Severity
 from gpuscale.profile import Profile
 from tests.unit.lint.conftest import line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object
@@ -57,6 +57,16 @@ def test_polling_interval_with_min_one_is_info() -> None:
     [finding] = only(lint_yaml(text), "polling-interval-has-no-effect")
     assert finding.severity is Severity.INFO
     assert finding.location.line == line_of(text, "pollingInterval:")
+
+
+def test_polling_interval_why_names_each_schedule_once() -> None:
+    # Reviewer's report: the why read "queried about every 15 s and every 30 s".
+    text = scaled_object(spec="pollingInterval: 45\nminReplicaCount: 1\n")
+    profile = make_profile(hpa={"sync_period": "20s"})
+    [finding] = only(lint_yaml(text, profile=profile), "polling-interval-has-no-effect")
+    assert "queried about every" not in finding.why
+    assert "every 20 s for the HPA and every 45 s for KEDA's own loop" in finding.why
+    assert "scaling reacts on the 20 s cycle" in finding.why
 
 
 @pytest.mark.parametrize(
@@ -151,6 +161,26 @@ def test_null_values_silent_when_keda_cannot_read_the_trigger() -> None:
     found = lint_yaml(text)
     assert only(found, "null-values-ignored") == []
     assert only(lint_yaml(scaled_object(spec=ZERO_TO_N)), "null-values-ignored")
+
+
+def test_null_values_says_why_it_goes_beyond_issue_6() -> None:
+    # Issue 6 scopes the rule to minReplicaCount 0 or idle mode; it also fires at 1, and
+    # the catalogue (docs/lint-rules.md) says why and at which severity.
+    explanation = " ".join(REGISTRY["null-values-ignored"].explanation.split())
+    assert "issue 6 asks for this rule only with `minReplicaCount: 0` or idle mode" in (explanation)
+    assert "at the same severity (warning; error with a `fallback`)" in explanation
+    assert "`minReplicaCount: 1`" in explanation
+
+
+def test_null_values_on_a_trigger_authenticated_elsewhere() -> None:
+    # authModes with an authenticationRef: the token is in the TriggerAuthentication, so
+    # KEDA's parser reads the trigger and the rule decides.
+    text = scaled_object(
+        spec=ZERO_TO_N, metadata="authModes: bearer\n", trigger="authenticationRef:\n  name: a\n"
+    )
+    assert only(lint_yaml(text), "null-values-ignored")
+    without_ref = scaled_object(spec=ZERO_TO_N, metadata="authModes: bearer\n")
+    assert only(lint_yaml(without_ref), "null-values-ignored") == []
 
 
 # --- replica-bounds-invalid -------------------------------------------------------------

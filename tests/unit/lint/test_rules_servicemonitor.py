@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.lint import Severity
+from gpuscale.lint import REGISTRY, Severity
 from gpuscale.profile import Profile
 from tests.unit.lint.conftest import line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import docs, service, service_monitor
@@ -108,28 +108,37 @@ def test_selects_nothing_near_misses(svc: str, monitor: str) -> None:
 # --- servicemonitor-not-selected --------------------------------------------------------
 
 
-def test_missing_release_label_is_a_warning_without_a_profile() -> None:
+BY_LABEL = {"release": "kube-prometheus-stack", "selects_all_servicemonitors": False}
+"""A profile's Prometheus installed with the chart's defaults: it selects by release label."""
+
+
+def test_missing_release_label_is_an_info_without_a_profile() -> None:
     text = service_monitor(labels="team: ml")
     [finding] = only(lint_yaml(text), "servicemonitor-not-selected")
-    assert finding.severity is Severity.WARNING
+    assert finding.severity is Severity.INFO
     assert finding.location.line == line_of(text, "labels:")
     assert "release: prometheus" in finding.fix
     assert "team: ml" in finding.fix
+    assert "selects_all_servicemonitors" in finding.why
 
 
-def test_release_mismatch_against_the_profile_is_an_error() -> None:
+def test_release_mismatch_is_an_error_when_the_profile_selects_by_label() -> None:
     text = service_monitor()
-    profile = make_profile(prometheus={"release": "kube-prometheus-stack"})
+    profile = make_profile(prometheus=BY_LABEL)
     [finding] = only(lint_yaml(text, profile=profile), "servicemonitor-not-selected")
     assert finding.severity is Severity.ERROR
+    assert finding.severity is REGISTRY["servicemonitor-not-selected"].severity
     assert finding.location.line == line_of(text, "release:")
     assert "release: kube-prometheus-stack" in finding.fix
 
 
-def test_no_labels_at_all() -> None:
+def test_missing_label_is_an_error_when_the_profile_selects_by_label() -> None:
     text = service_monitor(labels="")
-    [finding] = only(lint_yaml(text), "servicemonitor-not-selected")
+    profile = make_profile(prometheus={"selects_all_servicemonitors": False})
+    [finding] = only(lint_yaml(text, profile=profile), "servicemonitor-not-selected")
+    assert finding.severity is Severity.ERROR
     assert finding.location.line == line_of(text, "metadata:")
+    assert "release: prometheus" in finding.fix
 
 
 @pytest.mark.parametrize(
@@ -138,11 +147,42 @@ def test_no_labels_at_all() -> None:
         ("release: prometheus", None),
         ("release: kps", make_profile(prometheus={"release": "kps"})),
         ("release: '{{ .Release.Name }}'", None),
+        # gpuscale install's Prometheus (the profile's default) selects every ServiceMonitor.
+        ("team: ml", make_profile()),
+        ("release: other", make_profile(prometheus={"release": "kps"})),
+        ("", make_profile(prometheus={"selects_all_servicemonitors": True})),
+        (
+            "release: kube-prometheus-stack",
+            make_profile(prometheus=BY_LABEL),
+        ),
+    ],
+    ids=[
+        "default-release",
+        "profile-release",
+        "templated",
+        "install-selects-all",
+        "selects-all-any-label",
+        "selects-all-explicit",
+        "by-label-matching",
     ],
 )
 def test_not_selected_near_misses(labels: str, profile: Profile | None) -> None:
     found = lint_yaml(service_monitor(labels=labels), profile=profile)
     assert only(found, "servicemonitor-not-selected") == []
+
+
+def test_the_install_plan_and_the_rule_read_the_same_field() -> None:
+    from gpuscale.live.helm import install_spec_from_profile, prometheus_values
+
+    for selects_all in (True, False):
+        profile = make_profile(prometheus={"selects_all_servicemonitors": selects_all})
+        spec = prometheus_values(install_spec_from_profile(profile))["prometheus"]
+        opened = spec["prometheusSpec"].get("serviceMonitorSelectorNilUsesHelmValues") is False
+        fired = only(
+            lint_yaml(service_monitor(labels=""), profile=profile), "servicemonitor-not-selected"
+        )
+        assert opened is selects_all
+        assert bool(fired) is not selects_all
 
 
 # --- servicemonitor-honor-labels --------------------------------------------------------

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from gpuscale.lint import Severity
-from gpuscale.manifests import load_text
+from gpuscale.lint import LintOptions, Severity, run_lint
+from gpuscale.manifests import load_paths, load_text
+from gpuscale.manifests.scaffold import ScaffoldOptions, scaffold
+from gpuscale.profile import Profile, load_profile
 from tests.unit.lint.conftest import gpu_pool, line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object, service
 
@@ -88,6 +92,97 @@ def test_missing_selector_is_info_only_with_a_labelled_gpu_pool() -> None:
         cluster={"provider": "generic"}, node_pools=[gpu_pool(labels={}, taints=[])]
     )
     assert only(lint_yaml(text, profile=unlabelled), "gpu-node-selector") == []
+
+
+GENERIC_POOL = gpu_pool(
+    "gpu",
+    size="gpu-node",
+    gpu="nvidia",
+    gpus_per_node=1,
+    cpu=16,
+    memory="128Gi",
+    price_per_hour=2.5,
+    taints=[{"key": "nvidia.com/gpu", "effect": "NoSchedule"}],
+)
+"""The GPU pool ``gpuscale init --provider generic`` writes: tainted, no labels."""
+
+
+def _generic(**pool: object) -> Profile:
+    return make_profile(cluster={"provider": "generic"}, node_pools=[{**GENERIC_POOL, **pool}])
+
+
+def test_init_generic_output_gets_no_doks_suggestion(tmp_path: Path) -> None:
+    # Reproduces `gpuscale init b --gpu nvidia --provider generic` linted with its profile.
+    files = scaffold(
+        ScaffoldOptions(name="b", namespace="default", gpu="nvidia", provider="generic")
+    )
+    for item in files:
+        (tmp_path / item.name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / item.name).write_text(item.text)
+    profile = load_profile(tmp_path / "gpuscale.yaml")
+    assert profile.cluster.provider == "generic"
+    report = run_lint(load_paths([tmp_path / "manifests"]), profile, LintOptions(validate=True))
+    assert only(list(report.findings), "gpu-node-selector") == []
+    assert "doks." not in "".join(f.fix for f in report.findings)
+
+
+def test_generic_missing_selector_suggests_the_profile_s_label() -> None:
+    text = deployment(gpu="nvidia.com/gpu", pod_spec=AMD_TOLERATION.replace("amd", "nvidia"))
+    assert only(lint_yaml(text, profile=_generic()), "gpu-node-selector") == []
+    labelled = _generic(labels={"node.kubernetes.io/instance-type": "g5.xlarge"})
+    [finding] = only(lint_yaml(text, profile=labelled), "gpu-node-selector")
+    assert finding.severity is Severity.INFO
+    assert finding.fix == "nodeSelector:\n  node.kubernetes.io/instance-type: g5.xlarge"
+
+
+@pytest.mark.parametrize(
+    ("key", "profile", "fix"),
+    [
+        ("doks.<provider-domain>/gpu-brand", None, "doks.digitalocean.com/gpu-brand: nvidia"),
+        (
+            "doks.<provider-domain>/gpu-brand",
+            make_profile(node_pools=[gpu_pool(size="gpu-h100x1-80gb")]),
+            "doks.digitalocean.com/gpu-brand: nvidia",
+        ),
+        ("doks.<provider-domain>/gpu-brand", _generic(), "delete the nodeSelector"),
+        (
+            "doks.digitalocean.cm/gpu-brand",
+            _generic(labels={"example.com/gpu": "h100"}),
+            "example.com/gpu: h100",
+        ),
+    ],
+    ids=["no-profile", "doks", "generic-unlabelled", "generic-labelled"],
+)
+def test_fixes_fit_the_provider(key: str, profile: Profile | None, fix: str) -> None:
+    text = _selector(key, "nvidia", "nvidia.com/gpu")
+    [finding] = only(lint_yaml(text, profile=profile), "gpu-node-selector")
+    assert fix in finding.fix
+    if profile is not None and profile.cluster.provider == "generic":
+        assert "doks.digitalocean.com" not in finding.fix
+
+
+def test_generic_fix_agrees_with_init() -> None:
+    text = _selector("doks.<provider-domain>/gpu-brand", "nvidia", "nvidia.com/gpu")
+    [finding] = only(lint_yaml(text, profile=_generic()), "gpu-node-selector")
+    written = scaffold(
+        ScaffoldOptions(name="b", namespace="default", gpu="nvidia", provider="generic")
+    )
+    deployment_text = next(f.text for f in written if f.name.endswith("deployment.yaml"))
+    said = " ".join(finding.fix.replace("#", " ").split())
+    assert "no GPU node label is common to all providers" in " ".join(
+        deployment_text.replace("#", " ").split()
+    )
+    assert "no GPU node label is common to all providers" in said
+    assert "nvidia.com/gpu request already keeps the pod off nodes without GPUs" in said
+
+
+def test_doks_node_pool_names_are_not_checked_on_a_generic_cluster() -> None:
+    text = _selector("doks.digitalocean.com/node-pool", "gpu-pool", "nvidia.com/gpu")
+    found = only(lint_yaml(text, profile=_generic()), "gpu-node-selector")
+    assert not any("no node pool named" in f.message for f in found)
+    doks = make_profile(node_pools=[gpu_pool("gpu-h100", size="gpu-h100x1-80gb")])
+    [finding] = only(lint_yaml(text, profile=doks), "gpu-node-selector")
+    assert "no node pool named gpu-pool" in finding.message
 
 
 @pytest.mark.parametrize(
@@ -278,6 +373,15 @@ def test_gpu_requests_limits_near_misses(resources: str) -> None:
             "args:",
         ),
         ('args: ["FOO=1 /usr/local/go/bin/go build -o /app ."]\n', "go build", "args:"),
+        ('command: ["go", "run", "main.go"]\n', "go run", "command:"),
+        ('command: ["npm", "install"]\n', "npm install", "command:"),
+        ('command: ["pip3", "install", "x"]\n', "pip3 install", "command:"),
+        ('command: ["python", "-m", "pip", "install", "x"]\n', "python -m pip install", "command:"),
+        ('command: ["go"]\nargs: ["run", "."]\n', "go run", "command:"),
+        ('command: ["/usr/bin/env", "GOFLAGS=-mod=mod", "go", "run", "."]\n', "go run", "command:"),
+        ('command: ["bash", "-lc", "npm ci && node s.js"]\n', "npm ci", "command:"),
+        ('command: ["sh", "-ec"]\nargs: ["go mod tidy; ./app"]\n', "go mod tidy", "args:"),
+        ('args: ["pip", "install", "-r", "req.txt"]\n', "pip install", "args:"),
     ],
 )
 def test_compile_at_start(args: str, steps: str, where: str) -> None:
@@ -294,8 +398,23 @@ def test_compile_at_start(args: str, steps: str, where: str) -> None:
         'args: ["--model", "/models/llama", "--port", "8000"]\n',
         'args: ["echo go run is how you start it"]\n',
         'command: ["vllm", "serve", "meta-llama/Llama-3-8B"]\n',
+        'command: ["python", "serve.py"]\nargs: ["--setup", "pip install x"]\n',
+        'command: ["/app/server", "--on-start", "go run ."]\n',
+        'command: ["sh", "start.sh", "pip install"]\n',
+        'command: ["echo", "npm", "install"]\n',
+        'command: ["python", "-m", "vllm.entrypoints.api_server"]\n',
     ],
-    ids=["binary", "flags", "echo-mentions", "vllm-serve"],
+    ids=[
+        "binary",
+        "flags",
+        "echo-mentions",
+        "vllm-serve",
+        "exec-arg-holds-text",
+        "binary-arg-holds-text",
+        "shell-without-c",
+        "echo-exec",
+        "python-module",
+    ],
 )
 def test_compile_at_start_near_misses(args: str) -> None:
     assert only(lint_yaml(deployment(gpu=None, args=args)), "compile-at-start") == []

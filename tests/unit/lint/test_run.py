@@ -11,10 +11,11 @@ import pytest
 
 from gpuscale.errors import InputError
 from gpuscale.lint import REGISTRY, LintOptions, Severity, catalogue, parse_slugs, run_lint
+from gpuscale.lint._run import schema_version
 from gpuscale.lint.output import catalogue_markdown
 from gpuscale.lint.rules import ORDER
-from gpuscale.manifests import load_text
-from tests.unit.lint.conftest import EXAMPLES, line_of
+from gpuscale.manifests import DEFAULT_KUBE_VERSION, load_text
+from tests.unit.lint.conftest import EXAMPLES, line_of, make_profile
 from tests.unit.lint.manifests import scaled_object
 
 TUTORIAL = (EXAMPLES / "tutorial" / "resources.yaml").read_text()
@@ -71,6 +72,41 @@ def test_the_simulation_rule_is_catalogued_but_does_not_run() -> None:
     assert not REGISTRY["flaps-under-steady-load"].available
     report = run_lint(load_text(TUTORIAL, "m.yaml"), None, LintOptions())
     assert "flaps-under-steady-load" not in {r.slug for r in report.rules}
+
+
+def test_without_select_nothing_is_noted_as_not_run() -> None:
+    report = run_lint(load_text(TUTORIAL, "m.yaml"), None, LintOptions())
+    assert report.not_run == ()
+    assert not any("was not run" in note for note in report.notes)
+    assert report.exit_code == 1
+
+
+def test_ignoring_a_selected_rule_that_cannot_run_is_not_noted() -> None:
+    options = LintOptions(
+        select=frozenset({"flaps-under-steady-load", "cooldown-has-no-effect"}),
+        ignore=frozenset({"flaps-under-steady-load"}),
+    )
+    report = run_lint(load_text(TUTORIAL, "m.yaml"), None, options)
+    assert report.not_run == ()
+
+
+@pytest.mark.parametrize(
+    ("kube_version", "cluster_version", "expected"),
+    [
+        ("1.28", "1.30", "1.28"),
+        (None, "1.30.2-do.0", "1.30"),
+        (None, "1.31", "1.31"),
+        (None, "latest", DEFAULT_KUBE_VERSION),
+        (None, None, DEFAULT_KUBE_VERSION),
+    ],
+)
+def test_schema_version(
+    kube_version: str | None, cluster_version: str | None, expected: str
+) -> None:
+    profile = (
+        make_profile(cluster={"version": cluster_version}) if cluster_version is not None else None
+    )
+    assert schema_version(LintOptions(kube_version=kube_version), profile) == expected
 
 
 # --- suppression ------------------------------------------------------------------------

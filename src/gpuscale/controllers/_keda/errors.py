@@ -33,7 +33,24 @@ __all__ = [
 
 class TriggerError(ManifestError, ValueError):
     """A ``prometheus`` trigger's metadata (or auth parameters) would make KEDA fail to build
-    the scaler (parsePrometheusMetadata returns an error)."""
+    the scaler (parsePrometheusMetadata returns an error).
+
+    KEDA's typed config reports every bad parameter at once (errors.Join); ``problems``
+    keeps them apart as ``(where, message)`` pairs, in KEDA's order, so a caller can point
+    at each key; ``where`` names the first. Empty when the error has a single cause of its
+    own (pod identity combined with ``authModes``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        where: str | None = None,
+        fix: str | None = None,
+        problems: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        self.problems = problems
+        super().__init__(message, where=where, fix=fix)
 
 
 class ScaledObjectError(ManifestError, ValueError):

@@ -392,6 +392,7 @@ def parse_prometheus_trigger(
             "invalid prometheus trigger: " + "; ".join(message for _, message in reader.errors),
             where=f"{where}.{key}",
             fix="see https://keda.sh/docs/latest/scalers/prometheus/ for the accepted values",
+            problems=tuple((f"{where}.{name}", message) for name, message in reader.errors),
         )
     if not auth.disabled and pod_identity_provider not in ("", "none"):
         raise TriggerError(

@@ -1,9 +1,10 @@
 """Every lint rule. Importing this package registers them all in the catalogue.
 
 One module per subject: ``queries`` (what the trigger's PromQL computes),
-``scaledobject`` (its settings and its relation to other autoscalers), ``capacity``
-(the target workload, GPU capacity, timing), ``servicemonitor`` (does the metric get
-scraped) and ``workload`` (pod specs: GPUs, node selection, tolerations, start-up).
+``scaledobject`` (its settings, KEDA's verdict on them and its relation to other
+autoscalers), ``capacity`` (the target workload, GPU capacity, timing), ``servicemonitor``
+(does the metric get scraped), ``workload`` (pod specs: GPUs, node selection,
+tolerations, start-up) and ``objects`` (any object: its schema, defined twice).
 :data:`ORDER` fixes the catalogue's order: the rules of issue 6 first, then the ones
 added since.
 """
@@ -13,11 +14,12 @@ from __future__ import annotations
 from gpuscale.lint._findings import Severity
 from gpuscale.lint._registry import REGISTRY, Rule, add
 from gpuscale.lint._yaml import snippet
-from gpuscale.lint.rules import capacity, queries, scaledobject, servicemonitor, workload
+from gpuscale.lint.rules import capacity, objects, queries, scaledobject, servicemonitor, workload
+from gpuscale.lint.rules.objects import SCHEMA_RULE
 
-__all__ = ["ORDER", "catalogue"]
+__all__ = ["ORDER", "SCHEMA_RULE", "catalogue"]
 
-_MODULES = (capacity, queries, scaledobject, servicemonitor, workload)
+_MODULES = (capacity, objects, queries, scaledobject, servicemonitor, workload)
 
 if "flaps-under-steady-load" not in REGISTRY:
     add(
@@ -72,6 +74,9 @@ ORDER = (
     "scaledobjects-share-target",
     "servicemonitor-honor-labels",
     "no-readiness-probe",
+    "scaledobject-invalid",
+    SCHEMA_RULE,
+    "duplicate-object",
 )
 """The catalogue's order (a test checks it names every registered rule once)."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._k8s import selects, service_view, servicemonitor_view, workload_view
@@ -22,6 +23,7 @@ __all__ = [
     "name_of",
     "objects_in",
     "prometheus_triggers",
+    "repeats",
     "same_identity",
     "scaled_objects",
     "scrape_interval_for",
@@ -31,6 +33,8 @@ __all__ = [
     "target_workload",
     "trigger_path",
 ]
+
+_K = TypeVar("_K", bound=Hashable)
 
 
 def scaled_objects(ctx: LintContext) -> list[ScaledObjectView]:
@@ -260,3 +264,13 @@ def scrape_interval_for(ctx: LintContext, so: ScaledObjectView) -> tuple[float, 
 def decided_scaled_objects(ctx: LintContext) -> Iterator[ScaledObjectView]:
     """The ScaledObjects whose spec KEDA's model reads (the others are undecidable)."""
     return (so for so in scaled_objects(ctx) if so.spec is not None)
+
+
+def repeats(keyed: Iterable[tuple[_K, Manifest]]) -> Iterator[tuple[_K, Manifest, Manifest]]:
+    """``(key, later, first)`` for each manifest whose key an earlier one already had, in
+    input order (the second, third... definition of one thing)."""
+    first: dict[_K, Manifest] = {}
+    for key, obj in keyed:
+        earlier = first.setdefault(key, obj)
+        if earlier is not obj:
+            yield key, obj, earlier

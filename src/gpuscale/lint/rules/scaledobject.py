@@ -14,10 +14,17 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from gpuscale.controllers.hpa import DEFAULT_DOWNSCALE_STABILIZATION_SECONDS
-from gpuscale.controllers.keda import ScaledObjectError, check_replica_bounds, hpa_name
+from gpuscale.controllers.keda import (
+    ScaledObjectError,
+    check_replica_bounds,
+    hpa_name,
+    metric_target_type,
+    validate_scaled_object,
+)
 from gpuscale.lint._access import as_int, as_map, as_str, dig, iter_list, iter_map
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
+from gpuscale.lint._keda import HPA_TARGET_TYPES, ModelProblem, TriggerView, model_problems
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
@@ -27,6 +34,7 @@ from gpuscale.lint.rules._common import (
     name_of,
     objects_in,
     prometheus_triggers,
+    repeats,
     same_identity,
     scaled_objects,
     trigger_path,
@@ -177,9 +185,13 @@ def polling_interval_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
             why=(
                 "With minReplicaCount >= 1 KEDA's own loop only keeps the minimum and the "
                 "Active condition. The HPA KEDA creates reads the metric through KEDA's "
-                f"metrics server at every sync ({sync} s), and KEDA runs the query "
-                "live each time (GetScaledObjectMetrics), so Prometheus is queried about "
-                f"every {sync} s and every {shown} s, and scaling reacts on the {sync} s cycle."
+                f"metrics server at every sync ({sync} s), and KEDA runs the query live for "
+                f"each read (GetScaledObjectMetrics), so scaling reacts on the {sync} s cycle "
+                f"whatever pollingInterval says. Prometheus meanwhile gets the query on two "
+                f"schedules: every {sync} s for the HPA and every {shown} s for KEDA's own "
+                "loop. With useCachedMetrics: true the HPA reads what the last poll stored, "
+                f"so pollingInterval ({shown} s) then paces scaling and the query runs once "
+                "per poll."
             ),
             fix=snippet({"spec": {"triggers": [{"type": "prometheus", "useCachedMetrics": True}]}})
             + "\n# or delete pollingInterval",
@@ -262,7 +274,14 @@ def activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
         "fallback can never trigger, because an empty result is not a failure. Queries that "
         "already turn an empty result into a value (`or vector(0)`, `absent(...)`) are left "
         "alone: they chose the behaviour. Reported on the trigger's `metadata`, where "
-        "`ignoreNullValues` goes."
+        "`ignoreNullValues` goes.\n\n"
+        "Scope: issue 6 asks for this rule only with `minReplicaCount: 0` or idle mode. It "
+        "also fires, at the same severity (warning; error with a `fallback`), with "
+        "`minReplicaCount >= 1`, because the failure is as silent there and more common: the "
+        "workload sits at its minimum under any load while every object looks healthy (the "
+        "tutorial's mistake 5, `examples/tutorial/README.md`, is exactly this, with "
+        "`minReplicaCount: 1`). Suppress it (`# gpuscale: ignore[null-values-ignored]`) where "
+        "an absent metric really means no load."
     ),
     example=snippet(
         {
@@ -789,16 +808,12 @@ def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
     fix="# one ScaledObject for web with both triggers under spec.triggers",
 )
 def scaledobjects_share_target(ctx: LintContext) -> Iterator[Hit]:
-    first: dict[tuple[str, str, str], Manifest] = {}
-    for so in decided_scaled_objects(ctx):
-        if so.target is None:
-            continue
-        obj, (kind, name) = so.obj, so.target
-        key = (kind, ctx.namespace_of(obj), name)
-        if key not in first:
-            first[key] = obj
-            continue
-        other = first[key]
+    keyed = (
+        ((so.target[0], ctx.namespace_of(so.obj), so.target[1]), so.obj)
+        for so in decided_scaled_objects(ctx)
+        if so.target is not None
+    )
+    for (kind, _, name), obj, other in repeats(keyed):
         file, line, _ = other.line_of(())
         other_name = name_of(other)
         yield Hit(
@@ -812,3 +827,121 @@ def scaledobjects_share_target(ctx: LintContext) -> Iterator[Hit]:
             ),
             fix=f"# move this object's triggers into ScaledObject {other_name} and delete it",
         )
+
+
+_SAMPLE_VALUES = {
+    "threshold": "80",
+    "activationThreshold": "5",
+    "ignoreNullValues": "false",
+    "unsafeSsl": "false",
+    "timeout": "30s",
+    "customHeaders": "X-Scope-OrgID=tenant-a",
+    "queryParameters": "stats=all",
+    "authModes": "bearer",
+}
+"""A value KEDA accepts for each typed metadata key of the prometheus scaler, for fixes."""
+_SCALED_OBJECT_REFUSED = (
+    "KEDA's admission webhook (or the CRD's own validation) refuses the ScaledObject, so "
+    "kubectl apply fails and no HPA is created (the message is KEDA's, from gpuscale's "
+    "model of scaledobject_webhook.go and the CRD)."
+)
+_TRIGGER_REFUSED = (
+    "The API server stores the ScaledObject (trigger metadata is a map of strings), but "
+    "KEDA cannot build the trigger's scaler from it: the ScaledObject never becomes Ready, "
+    "KEDA serves the HPA no value for this metric, and nothing scales on it (the message "
+    "is KEDA's parsePrometheusMetadata, from gpuscale's model of prometheus_scaler.go)."
+)
+
+
+@rule(
+    "scaledobject-invalid",
+    severity=Severity.ERROR,
+    title="KEDA refuses the ScaledObject or cannot build one of its triggers",
+    explanation=(
+        "The ScaledObject is read by gpuscale's KEDA model (`gpuscale.controllers.keda`), "
+        "which ports KEDA's own checks, and each refusal is reported with KEDA's message on "
+        "the key it names. `validate_scaled_object` is what the API server and KEDA's "
+        "admission webhook check (`apis/keda/v1alpha1/scaledobject_webhook.go`: the CRD's "
+        "types and minimums, `minReplicaCount <= maxReplicaCount`, fallback, trigger names, "
+        "scalingModifiers formulas); such an object is never created. "
+        "`parse_prometheus_trigger` is `parsePrometheusMetadata` "
+        "(`pkg/scalers/prometheus_scaler.go`): the API server accepts any string, but KEDA "
+        'fails to build the scaler for `threshold: "abc"`, `ignoreNullValues: "maybe"` '
+        "(Go's `strconv.ParseBool` takes `true`, `false`, `1`, `0`, `t`, `f`...), "
+        '`unsafeSsl: "yes"`, a missing `serverAddress`..., and the ScaledObject never '
+        "scales. A trigger's `metricType` other than `AverageValue` or `Value` is refused "
+        "too: KEDA refuses `Utilization` for external metrics and passes anything else to "
+        "the HPA it generates, which the API server then rejects "
+        '(`validateMetricTarget`: "must be either Utilization, Value, or AverageValue"). '
+        "Values with a placeholder are not judged, and problems the schema "
+        "(`schema-invalid`), `trigger-metadata-not-string` or `replica-bounds-invalid` "
+        "report on the same line are left to them. A trigger with an `authenticationRef` "
+        "takes its auth parameters from a TriggerAuthentication, whose secrets lint does "
+        "not read: only the metadata's own values are judged."
+    ),
+    example=snippet({"metadata": {"threshold": "abc", "ignoreNullValues": "maybe"}}),
+    fix=snippet({"metadata": {"threshold": "80", "ignoreNullValues": "false"}}),
+    defers_to=("schema-invalid", "trigger-metadata-not-string", "replica-bounds-invalid"),
+)
+def scaledobject_invalid(ctx: LintContext) -> Iterator[Hit]:
+    for so in scaled_objects(ctx):
+        obj = so.obj
+        name = obj.name if obj.name and not is_templated(obj.name) else None
+        try:
+            validate_scaled_object(obj.spec, name=name)
+        except ScaledObjectError as error:
+            for problem in model_problems(obj, error):
+                yield _refused(obj, problem, _SCALED_OBJECT_REFUSED, "# " + problem.fix)
+        for trigger in so.triggers:
+            if trigger.refusal is not None:
+                for problem in model_problems(obj, trigger.refusal):
+                    yield _refused(obj, problem, _TRIGGER_REFUSED, _trigger_fix(problem))
+            yield from _metric_type_refused(obj, trigger)
+
+
+def _refused(obj: Manifest, problem: ModelProblem, consequence: str, fix: str) -> Hit:
+    return Hit(
+        obj=obj,
+        key_path=problem.key_path,
+        message=f"KEDA refuses it: {problem.message}",
+        why=consequence,
+        fix=fix,
+    )
+
+
+def _trigger_fix(problem: ModelProblem) -> str:
+    key = problem.key_path[-1]
+    sample = _SAMPLE_VALUES.get(key) if isinstance(key, str) else None
+    if sample is None:
+        return f"# {problem.fix}"
+    return snippet({"metadata": {key: sample}}) + f"\n# {problem.fix}"
+
+
+def _metric_type_refused(obj: Manifest, trigger: TriggerView) -> Iterator[Hit]:
+    raw = obj.get(("spec", "triggers", trigger.index, "metricType"))
+    if not isinstance(raw, str) or not raw or is_templated(raw) or raw in HPA_TARGET_TYPES:
+        return
+    if trigger.type in ("cpu", "memory"):
+        return
+    try:
+        metric_target_type(raw)
+    except ValueError as error:
+        message = str(error)
+    else:
+        message = (
+            f'the generated HPA\'s target type "{raw}" must be either Utilization, Value, or '
+            "AverageValue (the API server refuses the HPA)"
+        )
+    yield Hit(
+        obj=obj,
+        key_path=("spec", "triggers", trigger.index, "metricType"),
+        message=f"KEDA refuses it: metricType {raw!r}: {message}",
+        why=(
+            "A trigger's metricType becomes the target type of the external metric in the "
+            "HPA KEDA creates (GetMetricTargetType in pkg/scalers/scaler.go): KEDA refuses "
+            "Utilization for external metrics and passes any other value through, and the "
+            "API server then rejects the HPA, so nothing scales. AverageValue (the default) "
+            "divides the value by the replica count; Value compares it as a whole."
+        ),
+        fix=snippet({"metricType": "AverageValue"}) + "\n# or Value, or delete the key",
+    )

@@ -6,7 +6,9 @@ kube-prometheus-stack 88.5.3, see ``/work/shared/reference/platform.md`` §4.1):
 ``spec.namespaceSelector`` names where the target Services are (default: the
 ServiceMonitor's own namespace; ``any: true``: all), ``spec.selector`` matches Service
 labels, ``endpoints[].port`` names a Service port, and the chart's Prometheus selects only
-ServiceMonitors labelled ``release: <Helm release name>``.
+ServiceMonitors labelled ``release: <Helm release name>`` unless installed with
+``serviceMonitorSelectorNilUsesHelmValues: false``, as ``gpuscale install`` does (the
+profile's ``prometheus.selects_all_servicemonitors`` says which).
 """
 
 from __future__ import annotations
@@ -177,21 +179,29 @@ def _check_ports(monitor: ServiceMonitor, reachable: list[Service]) -> Iterator[
 
 @rule(
     "servicemonitor-not-selected",
-    severity=Severity.WARNING,
+    severity=Severity.ERROR,
     title="kube-prometheus-stack's Prometheus does not select this ServiceMonitor",
     explanation=(
         "kube-prometheus-stack renders `serviceMonitorSelector: {matchLabels: {release: "
         "<Helm release name>}}` while `serviceMonitorSelectorNilUsesHelmValues` is true, "
         "its default (`templates/prometheus/prometheus.yaml`), so Prometheus ignores "
-        "ServiceMonitors without that label. The release name comes from the profile "
-        "(error when it says), else `prometheus` is assumed (warning)."
+        "ServiceMonitors without that label: nothing they describe is scraped. `gpuscale "
+        "install` sets that value to false, and its Prometheus selects every ServiceMonitor. "
+        "Which of the two a cluster runs is the profile's "
+        "`prometheus.selects_all_servicemonitors` (default true, `gpuscale install`'s "
+        "stack): an **error** when the profile says false (the release name is "
+        "`prometheus.release`); nothing when it says true; an **info** note without a "
+        "profile, since lint cannot know (the release is then assumed to be `prometheus`)."
     ),
-    example=snippet({"metadata": {"name": "web", "labels": {"app": "web"}}}),
+    example=snippet({"metadata": {"name": "web", "labels": {"app": "web"}}})
+    + "\n# with prometheus.selects_all_servicemonitors: false in the profile",
     fix=snippet({"metadata": {"name": "web", "labels": {"app": "web", "release": "prometheus"}}}),
 )
 def servicemonitor_not_selected(ctx: LintContext) -> Iterator[Hit]:
-    release = ctx.profile.prometheus.release if ctx.profile is not None else None
-    expected = release or "prometheus"
+    profile = ctx.profile
+    if profile is not None and profile.prometheus.selects_all_servicemonitors:
+        return
+    expected = profile.prometheus.release if profile is not None else "prometheus"
     for obj in ctx.of_kind("ServiceMonitor"):
         monitor = servicemonitor_view(ctx, obj)
         if monitor is None or any(is_templated(v) for v in monitor.labels.values()):
@@ -207,21 +217,37 @@ def servicemonitor_not_selected(ctx: LintContext) -> Iterator[Hit]:
             written = obj.get(("metadata", "labels")) is not None
             path = ("metadata", "labels") if written else ("metadata",)
             problem = f"its labels lack release: {expected}"
-        assumed = "" if release else " (assumed: no profile names the release)"
         merged: dict[str, Any] = {**labels, "release": expected}
+        if profile is not None:
+            message = f"{problem}, so Prometheus ignores this ServiceMonitor"
+            why = (
+                "The profile says this Prometheus selects ServiceMonitors by label "
+                "(prometheus.selects_all_servicemonitors: false): kube-prometheus-stack's "
+                f"serviceMonitorSelector is release: {expected} (prometheus.release) while "
+                "serviceMonitorSelectorNilUsesHelmValues is true, the chart's default. This "
+                "one is never loaded, so nothing it describes is scraped and KEDA reads the "
+                "empty result as 0."
+            )
+        else:
+            message = (
+                f"{problem}: a Prometheus that selects ServiceMonitors by release label "
+                "ignores it (no profile says which kind this cluster runs)"
+            )
+            why = (
+                "kube-prometheus-stack installed with the chart's defaults selects only "
+                f"ServiceMonitors labelled release: <release name> (assumed {expected}); "
+                "one installed by gpuscale install selects every ServiceMonitor. Without a "
+                "profile lint cannot tell which; with one, prometheus."
+                "selects_all_servicemonitors says (false makes this an error, true silences "
+                "it)."
+            )
         yield Hit(
             obj=obj,
             key_path=path,
-            message=f"{problem}{assumed}, so Prometheus ignores this ServiceMonitor",
-            why=(
-                "kube-prometheus-stack's Prometheus selects ServiceMonitors labelled "
-                f"release: {expected} (its serviceMonitorSelector, while "
-                "serviceMonitorSelectorNilUsesHelmValues is true, the default). This one is "
-                "never loaded, so nothing it describes is scraped and KEDA reads the empty "
-                "result as 0."
-            ),
+            message=message,
+            why=why,
             fix=snippet({"metadata": {"labels": merged}}),
-            severity=Severity.ERROR if release else None,
+            severity=None if profile is not None else Severity.INFO,
         )
 
 

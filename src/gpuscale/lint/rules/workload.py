@@ -32,7 +32,7 @@ from gpuscale.manifests import Container, KeyPath, Taint, Toleration, Workload, 
 from gpuscale.profile import DOKS_LABEL_DOMAIN
 
 if TYPE_CHECKING:
-    from gpuscale.profile import NodePool
+    from gpuscale.profile import NodePool, Profile
 
 __all__: list[str] = []
 
@@ -133,6 +133,44 @@ def _doks_fix(key_name: str, vendor: str | None) -> str:
     return snippet({"nodeSelector": {f"{DOKS_LABEL_DOMAIN}/{key_name}": value}})
 
 
+def _gpu_pools_for(profile: Profile, vendor: str | None) -> list[NodePool]:
+    """The profile's GPU pools offering ``vendor``'s GPUs (any GPU pool without one)."""
+    return [pool for pool in profile.gpu_pools if vendor is None or pool.gpu == vendor]
+
+
+def _pool_label(pool: NodePool) -> tuple[str, str] | None:
+    """The label to select ``pool`` by: DOKS' node-pool label when it has it, else the
+    first label the profile writes for it."""
+    key = f"{DOKS_LABEL_DOMAIN}/node-pool"
+    if key in pool.labels:
+        return key, pool.labels[key]
+    return next(iter(pool.labels.items()), None)
+
+
+def _generic_fix(profile: Profile, vendor: str | None) -> str:
+    """A fix for a cluster that is not DOKS: a label the profile's GPU pool carries, or no
+    selector at all (what ``gpuscale init --provider generic`` writes, and why)."""
+    for pool in _gpu_pools_for(profile, vendor):
+        label = _pool_label(pool)
+        if label is not None:
+            return snippet({"nodeSelector": {label[0]: label[1]}}) + (
+                f"\n# a label of the profile's {pool.name} pool"
+            )
+    resource = f"{vendor}.com/gpu" if vendor else "GPU"
+    return (
+        "# delete the nodeSelector: no GPU node label is common to all providers, and the\n"
+        f"# {resource} request already keeps the pod off nodes without GPUs"
+    )
+
+
+def _selector_fix(ctx: LintContext, key_name: str, vendor: str | None) -> str:
+    """The DOKS label fix, or on a profile whose cluster is not DOKS, the generic one."""
+    profile = ctx.profile
+    if profile is not None and profile.cluster.provider != "doks":
+        return _generic_fix(profile, vendor)
+    return _doks_fix(key_name, vendor)
+
+
 def _gpu_container(work: Workload, resource: str | None = None) -> KeyPath:
     """The first container that asks for ``resource`` (any GPU when ``None``)."""
     for path, container in _containers(work):
@@ -155,9 +193,14 @@ def _gpu_container(work: Workload, resource: str | None = None) -> KeyPath:
         "other than `amd` or `nvidia`, and a brand that contradicts the requested resource "
         "(`gpu-brand: nvidia` with `amd.com/gpu`). Real provider labels such as "
         "`doks.digitalocean.com/node-pool` or `eks.amazonaws.com/instance-family` are fine. "
-        "With a profile, a `doks.digitalocean.com/node-pool` value must name one of its "
-        "pools, and a GPU workload with no selector at all gets an info note when the "
-        "profile's GPU pools are labelled or tainted."
+        "With a DOKS profile, a `doks.digitalocean.com/node-pool` value must name one of "
+        "its pools. With any profile, a GPU workload with no selector at all gets an info "
+        "note when a GPU pool of its vendor carries a label to select it by (DOKS labels "
+        "every pool; with `cluster.provider: generic` only the labels the profile writes "
+        "count, and without one the GPU request alone places the pod, as `gpuscale init "
+        "--provider generic` writes it). Fixes fit the provider: DOKS labels on DOKS (and "
+        "without a profile); on a generic cluster, a label of the profile's GPU pool, or no "
+        "selector at all."
     ),
     example=snippet({"nodeSelector": {"doks.<provider-domain>/gpu-brand": "amd"}}),
     fix=snippet({"nodeSelector": {f"{DOKS_LABEL_DOMAIN}/gpu-brand": "amd"}}),
@@ -170,18 +213,24 @@ def gpu_node_selector(ctx: LintContext) -> Iterator[Hit]:
         for selection in selections:
             yield from _check_selection(ctx, work, selection, vendor)
         if not selections and work.gpus_per_pod and ctx.profile is not None:
-            pools = ctx.profile.gpu_pools
-            if any(pool.labels or pool.taints for pool in pools):
+            labelled = [
+                (pool, label)
+                for pool in _gpu_pools_for(ctx.profile, vendor)
+                if (label := _pool_label(pool)) is not None
+            ]
+            if labelled:
+                pool, (key, value) = labelled[0]
                 yield Hit(
                     obj=work.manifest,
                     key_path=_gpu_container(work),
                     message="the GPU workload has no nodeSelector or node affinity",
                     why=(
                         "The scheduler places it on a node with a free GPU anyway, but a "
-                        "selector on the GPU pool's label makes the placement explicit and "
-                        "keeps the cluster autoscaler from considering other GPU pools."
+                        f"selector on the label of the {pool.name} pool makes the "
+                        "placement explicit and keeps the cluster autoscaler from considering "
+                        "other GPU pools."
                     ),
-                    fix=_doks_fix("node-pool", vendor).replace("<value>", pools[0].name),
+                    fix=snippet({"nodeSelector": {key: value}}),
                     severity=Severity.INFO,
                 )
 
@@ -204,7 +253,7 @@ def _check_selection(
                 "cluster autoscaler adds no node for it (it only scales up for pods that "
                 "some node group could host)."
             ),
-            fix=_doks_fix(fixed_name, vendor),
+            fix=_selector_fix(ctx, fixed_name, vendor),
         )
         return
     if prefix:
@@ -218,7 +267,7 @@ def _check_selection(
                     f"Nodes carry {intended}/... labels; no node has {key}, so every pod "
                     "stays Pending and the cluster autoscaler adds no node for it."
                 ),
-                fix=_doks_fix(name, vendor)
+                fix=_selector_fix(ctx, name, vendor)
                 if intended == DOKS_LABEL_DOMAIN
                 else snippet({"nodeSelector": {f"{intended}/{name}": "<value>"}}),
             )
@@ -231,12 +280,17 @@ def _check_selection(
                 key_path=selection.path,
                 message=f"DOKS sets no label {key}; did you mean {DOKS_LABEL_DOMAIN}/{near}?",
                 why=f"No DOKS node carries {key}, so the pods stay Pending.",
-                fix=_doks_fix(near, vendor),
+                fix=_selector_fix(ctx, near, vendor),
             )
             return
     if prefix == DOKS_LABEL_DOMAIN and name == "gpu-brand":
-        yield from _check_brand(work, selection, vendor)
-    if prefix == DOKS_LABEL_DOMAIN and name == "node-pool" and ctx.profile is not None:
+        yield from _check_brand(ctx, work, selection, vendor)
+    if (
+        prefix == DOKS_LABEL_DOMAIN
+        and name == "node-pool"
+        and ctx.profile is not None
+        and ctx.profile.cluster.provider == "doks"
+    ):
         pools = {pool.name for pool in ctx.profile.node_pools}
         wrong = [v for v in selection.values if v not in pools and not is_templated(v)]
         if pools and wrong and len(wrong) == len(selection.values):
@@ -260,11 +314,13 @@ def _check_selection(
                 f"Nodes labelled by the {prefix} GPU tooling offer no {vendor}.com/gpu, so "
                 "the pod can never be scheduled."
             ),
-            fix=_doks_fix("gpu-brand", vendor),
+            fix=_selector_fix(ctx, "gpu-brand", vendor),
         )
 
 
-def _check_brand(work: Workload, selection: _Selection, vendor: str | None) -> Iterator[Hit]:
+def _check_brand(
+    ctx: LintContext, work: Workload, selection: _Selection, vendor: str | None
+) -> Iterator[Hit]:
     for value in selection.values:
         if is_templated(value):
             continue
@@ -277,7 +333,7 @@ def _check_brand(work: Workload, selection: _Selection, vendor: str | None) -> I
                     f"DOKS labels GPU nodes {selection.key}: amd or nvidia (lower case); no "
                     f"node has the value {value!r}, so the pods stay Pending."
                 ),
-                fix=_doks_fix("gpu-brand", vendor or value.lower()),
+                fix=_selector_fix(ctx, "gpu-brand", vendor or value.lower()),
             )
         elif vendor in GPU_BRANDS and value != vendor:
             yield Hit(
@@ -288,7 +344,7 @@ def _check_brand(work: Workload, selection: _Selection, vendor: str | None) -> I
                     f"Nodes labelled gpu-brand: {value} offer {value}.com/gpu, not "
                     f"{vendor}.com/gpu, so no node satisfies both and the pods stay Pending."
                 ),
-                fix=_doks_fix("gpu-brand", vendor),
+                fix=_selector_fix(ctx, "gpu-brand", vendor),
             )
 
 
@@ -510,28 +566,79 @@ _BUILD_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("git", "clone"),
 )
 _PREFIX_WORDS = frozenset({"sudo", "exec", "time", "nohup", "env", "then", "do", "else", "!"})
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "zsh", "ksh"})
+
+
+def _command_words(words: list[str]) -> list[str]:
+    """``words`` without leading wrappers (``exec``, ``env``, ``VAR=value``...), the
+    program named by its file name (``/usr/local/go/bin/go`` as ``go``)."""
+    words = list(words)
+    while words and (words[0].rsplit("/", 1)[-1] in _PREFIX_WORDS or "=" in words[0]):
+        words.pop(0)
+    if words:
+        words[0] = words[0].rsplit("/", 1)[-1]
+    return words
 
 
 def _shell_commands(text: str) -> Iterator[list[str]]:
     for separator in _SEPARATORS:
         text = text.replace(separator, "\n")
     for line in text.split("\n"):
-        words = line.split()
-        while words and (words[0] in _PREFIX_WORDS or "=" in words[0]):
-            words.pop(0)
+        words = _command_words(line.split())
         if words:
-            words[0] = words[0].rsplit("/", 1)[-1]
             yield words
 
 
+def _build_step(words: list[str]) -> str | None:
+    """The build or install command ``words`` (one command's argv) runs, if any."""
+    flags = [w for w in words if not w.startswith("-") or w == "-m"]
+    for pattern in _BUILD_COMMANDS:
+        if tuple(flags[: len(pattern)]) == pattern:
+            return " ".join(pattern)
+    return None
+
+
 def _build_steps(text: str) -> list[str]:
-    found: list[str] = []
-    for words in _shell_commands(text):
-        for pattern in _BUILD_COMMANDS:
-            flags = [w for w in words if not w.startswith("-") or w == "-m"]
-            if tuple(flags[: len(pattern)]) == pattern:
-                found.append(" ".join(pattern))
-                break
+    """The build steps of a shell script."""
+    return [step for words in _shell_commands(text) if (step := _build_step(words))]
+
+
+def _shell_script(argv: list[str], start: int) -> int | None:
+    """The index of the script in ``argv[start:]`` = ``sh -c SCRIPT`` (``bash -lc``,
+    ``sh -ec``... too), or ``None`` when the shell is not given ``-c``."""
+    index = start + 1
+    takes_script = False
+    while index < len(argv) and argv[index].startswith("-") and argv[index] != "--":
+        option = argv[index]
+        takes_script |= not option.startswith("--") and "c" in option[1:]
+        index += 1
+    if index < len(argv) and argv[index] == "--":
+        index += 1
+    return index if takes_script and index < len(argv) else None
+
+
+def _argv_steps(argv: list[str], *, entrypoint_unknown: bool) -> list[tuple[int, str]]:
+    """``(index in argv, step)`` for each build step the container's argv runs.
+
+    ``argv`` is ``command`` followed by ``args``, one word an element, as the kubelet
+    execs it (no shell): a build command there is matched as it stands, and only the
+    script a shell is given with ``-c`` is read as shell. When ``command`` is not written,
+    the image's entrypoint is unknown and may be a shell, so an ``args`` element that
+    reads as a command line is read as a script too.
+    """
+    found: list[tuple[int, str]] = []
+    skipped = len(argv) - len(_command_words(argv))
+    words = _command_words(argv)
+    if words and words[0] in _SHELLS:
+        script = _shell_script(words, 0)
+        if script is not None:
+            found += [(skipped + script, step) for step in _build_steps(words[script])]
+    elif words and (step := _build_step(words)) is not None:
+        found.append((skipped, step))
+    if entrypoint_unknown and not found:
+        for index, element in enumerate(argv):
+            if len(element.split()) > 1:
+                found += [(index, step) for step in _build_steps(element)]
     return found
 
 
@@ -545,7 +652,12 @@ def _build_steps(text: str) -> list[str]:
         "the network and a package registry, takes minutes longer to become ready (on a GPU "
         "node that is billed from its first second), and may get different dependency "
         "versions than the last one. Build an image once (a Dockerfile, ko, a buildpack) "
-        "and run the binary."
+        "and run the binary. `command` and `args` are read as the one argv the kubelet "
+        'execs: exec form (`command: ["go", "run", "main.go"]`, `["python", "-m", "pip", '
+        '"install", "x"]`) is matched word by word, and only the script a shell runs with '
+        "`-c` (`sh -c`, `bash -lc`...) is read as shell. When `command` is not written the "
+        "image's entrypoint may be a shell, so an `args` element that reads as a command "
+        "line is read as a script too."
     ),
     example=snippet(
         {
@@ -569,18 +681,16 @@ def _build_steps(text: str) -> list[str]:
 def compile_at_start(ctx: LintContext) -> Iterator[Hit]:
     for work in workloads(ctx):
         for path, container in _containers(work):
-            hits: list[tuple[str, list[str]]] = []
-            for field, parts in (("command", container.command), ("args", container.args)):
-                steps = [step for text in parts for step in _build_steps(text)]
-                if steps:
-                    hits.append((field, steps))
-            if not hits:
+            argv = [*container.command, *container.args]
+            found = _argv_steps(argv, entrypoint_unknown=not container.command)
+            if not found:
                 continue
-            steps = list(dict.fromkeys(step for _, found in hits for step in found))
+            steps = list(dict.fromkeys(step for _, step in found))
+            field = "command" if found[0][0] < len(container.command) else "args"
             name = container.name or "the container"
             yield Hit(
                 obj=work.manifest,
-                key_path=(*path, hits[0][0]),
+                key_path=(*path, field),
                 message=f"{name} runs {', '.join(steps)} at every start",
                 why=(
                     f"The container runs {', '.join(steps)} each time a replica starts, which "
