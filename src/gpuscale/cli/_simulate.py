@@ -1,0 +1,221 @@
+"""The work of ``gpuscale simulate``: replay a scenario or a request trace through the whole control
+loop in virtual time, and say what it does and costs.
+
+The edge around ``gpuscale.sim``: it reads the manifests, the profile, the scenario or
+trace, builds the simulation (``gpuscale.sim.inputs.build_inputs``), runs it with a
+progress bar on stderr, prints the summary (stdout; ``-o json`` for JSON), and writes
+the timeline (``--timeline``), the HTML report (``--report``) and the plots
+(``--plots``). Files are written before the summary is printed, whole or not at all.
+Exit codes: 0 done, 2 bad input (a file, a key, a flag: one line naming ``file:line``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
+from gpuscale.errors import InputError
+from gpuscale.manifests import PROFILE_NAMES, load_paths
+from gpuscale.profile import Profile, load_profile
+from gpuscale.report import write_report
+from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
+from gpuscale.sim.scenario import Scenario, parse_scenario
+from gpuscale.sim.traces import Trace, read_trace
+from gpuscale.sim.world import LoadSpec
+from gpuscale.units import parse_duration
+
+__all__ = ["execute", "find_profile", "read_scenario"]
+
+_TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
+
+
+def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str]:
+    """The profile to use and where it came from: ``--profile``, else a ``gpuscale.yaml``
+    in (or beside) the first manifest path that has one, else the built-in defaults."""
+    if given is not None:
+        return load_profile(given), str(given)
+    for path in manifests:
+        folder = path if path.is_dir() else path.parent
+        for name in PROFILE_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                return load_profile(candidate), str(candidate)
+    return Profile.default(), "defaults (no gpuscale.yaml found)"
+
+
+def read_scenario(path: Path) -> Scenario:
+    """Read and parse a scenario file; errors name ``file:line``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(
+            "no such scenario file", where=str(path), fix="pass an existing --scenario FILE"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            f"cannot read the scenario ({exc})", where=str(path), fix="pass a UTF-8 YAML file"
+        ) from None
+    return parse_scenario(text, source=str(path))
+
+
+def _duration(text: str, option: str) -> float:
+    try:
+        seconds = parse_duration(text)
+    except (TypeError, ValueError):
+        raise InputError(
+            f"expected a duration such as 30m or 2h, got {text!r}",
+            where=option,
+            fix="write a duration such as 90s, 30m, 2h or 7d",
+        ) from None
+    if seconds <= 0:
+        raise InputError("must be longer than 0s", where=option, fix="give a positive duration")
+    return seconds
+
+
+def _trace_target(names: list[str], scaled: list[str], workload: str | None, trace: Path) -> str:
+    if workload is not None:
+        if workload not in names:
+            raise InputError(
+                f"no workload named {workload!r}",
+                where="--workload",
+                fix=f"name one of: {', '.join(names)}",
+            )
+        return workload
+    if len(names) == 1:
+        return names[0]
+    if len(scaled) == 1:
+        return scaled[0]
+    raise InputError(
+        "the trace could go to several workloads",
+        where=str(trace),
+        fix=f"say which with --workload (one of: {', '.join(names)})",
+    )
+
+
+def _print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
+    for warning in warnings:
+        sys.stderr.write(f"gpuscale: warning: {warning}\n")
+
+
+def execute(
+    *,
+    manifests: list[Path],
+    profile: Path | None,
+    scenario: Path | None,
+    trace: Path | None,
+    trace_format: str,
+    workload: str | None,
+    speedup: float,
+    until: str | None,
+    seed: int,
+    namespace: str,
+    timeline: Path | None,
+    report: Path | None,
+    plots: Path | None,
+    label: str | None,
+    output: str,
+) -> None:
+    """Run gpuscale simulate with its parsed options (see :mod:)."""
+    if output not in ("text", "json"):
+        raise InputError(
+            f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
+        )
+    if scenario is None and trace is None:
+        raise InputError(
+            "nothing drives the simulation",
+            where="gpuscale simulate",
+            fix="give --scenario FILE or --trace FILE",
+        )
+    if trace_format not in _TRACE_FORMATS:
+        raise InputError(
+            f"unknown trace format {trace_format!r}",
+            where="--trace-format",
+            fix="use auto, azure, mooncake or csv",
+        )
+    if not (speedup > 0):
+        raise InputError("must be above 0", where="--speedup", fix="e.g. --speedup 2")
+    loaded = load_paths(manifests)
+    chosen, profile_source = find_profile(manifests, profile)
+    parsed = None if scenario is None else read_scenario(scenario)
+    names = [m.name for m in loaded.by_kind("Deployment", "StatefulSet")]
+    inputs = build_inputs(loaded, chosen, namespace=namespace, gauges=gauges_of(parsed, names))
+    traces: dict[str, Trace] = {}
+    raw: Trace | None = None
+    if trace is not None:
+        raw = read_trace(str(trace), fmt=trace_format)  # type: ignore[arg-type]
+        if speedup != 1.0:
+            raw = raw.scaled(speedup)
+        scaled_targets = sorted({s.target for s in inputs.scaled_objects})
+        target = _trace_target(names, scaled_targets, workload, trace)
+        traces[target] = raw
+    if until is not None:
+        horizon = _duration(until, "--until")
+    elif parsed is not None and parsed.until is not None:
+        horizon = parsed.until
+    elif raw is not None:
+        horizon = max(raw.span, 1.0)
+    else:
+        horizon = 3600.0
+    traces = {name: t.tiled(horizon) for name, t in traces.items()}
+    needs_capacity(parsed, traces, inputs)
+    meta: dict[str, Any] = {
+        "manifests": [str(p) for p in manifests],
+        "profile": profile_source,
+    }
+    if scenario is not None:
+        meta["scenario"] = str(scenario)
+    if trace is not None and raw is not None:
+        meta["trace"] = str(trace)
+        meta["speedup"] = speedup
+        if raw.attribution:
+            meta["attribution"] = [raw.attribution]
+    _print_warnings(inputs.warnings)
+    outcome = run(
+        inputs,
+        load=LoadSpec(scenario=parsed, traces=traces),
+        until=horizon,
+        seed=seed,
+        label=label or "simulate",
+        meta=meta,
+    )
+    written = _write_outputs(outcome, timeline=timeline, report=report, plots=plots)
+    if output == "json":
+        document = {
+            "label": outcome.label,
+            "summary": outcome.stats.as_dict(),
+            "table": outcome.summary.as_json(),
+            "warnings": list(inputs.warnings),
+            "written": written,
+            "events": outcome.result.events,
+            "records": len(outcome.result.records),
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    console().print(summaries_table([outcome], "Summary"))
+
+
+def _write_outputs(
+    outcome: RunOutcome, *, timeline: Path | None, report: Path | None, plots: Path | None
+) -> dict[str, Any]:
+    written: dict[str, Any] = {}
+    if timeline is not None:
+        write_timeline(timeline, outcome.timeline)
+        written["timeline"] = str(timeline)
+        sys.stderr.write(f"gpuscale: wrote {timeline}\n")
+    if report is not None or plots is not None:
+        done = write_report(
+            [outcome.report_run(str(timeline or ""))],
+            html=report,
+            plots_dir=plots,
+            title=f"gpuscale simulate: {outcome.label}",
+        )
+        if done.html is not None:
+            written["report"] = str(done.html)
+            sys.stderr.write(f"gpuscale: wrote {done.html}\n")
+        if done.plots:
+            written["plots"] = [str(p) for p in done.plots]
+            sys.stderr.write(f"gpuscale: wrote {len(done.plots)} plots into {plots}\n")
+    return written
