@@ -13,13 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpuscale._gomath import GoSyntaxError, go_float_to_int64, parse_go_float
 from gpuscale.controllers._keda.errors import FormulaError, ScaledObjectError
 from gpuscale.controllers._keda.expr import Program, compile_formula
-from gpuscale.controllers._keda.goparse import (
-    GoSyntaxError,
-    go_float64_to_int64,
-    parse_go_float,
-)
 
 __all__ = [
     "COMPOSITE_METRIC_NAME",
@@ -251,4 +247,4 @@ def composite_metric_value(
             ) from None
         replicas = fallback.get("replicas")
         result = float(replicas if isinstance(replicas, int) else 0) * target_value
-    return go_float64_to_int64(result * 1000) / 1000
+    return go_float_to_int64(result * 1000) / 1000
