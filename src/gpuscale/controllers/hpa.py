@@ -5,9 +5,10 @@ to an HPA, and this module answers what that HPA does with it, sync by sync, in 
 integers upstream computes. It is pure (no clock, no I/O): time is a float of seconds
 passed in as ``now``, and the caller supplies what the controller would have fetched.
 
-Upstream followed (kubernetes/kubernetes ~v1.36, read from the omerap12/kubernetes fork
-that tracks master, because the search index only served old kubernetes/kubernetes
-copies of these files):
+Upstream followed (kubernetes/kubernetes master after the v1.36 branch, read from the
+omerap12/kubernetes fork that tracks master; no tagged release of these files could be
+read here, so none is cited and the model is not checked against one: docs/models/hpa.md,
+"Which upstream, exactly", says what was tried and which parts may be fork-only):
 
 - ``pkg/controller/podautoscaler/replica_calculator.go`` @ a769d5884497dc246960b38f3e5aae2cc30dd062
   (GetExternalMetricReplicas, GetExternalPerPodMetricReplicas, GetObjectMetricReplicas,

@@ -27,8 +27,8 @@ formulas. The upstream files, each named again where it is ported:
   ``controllers/keda/hpa.go``: defaults, admission, the generated HPA (``_keda/spec.py``);
 - ``pkg/scaling/scale_handler.go`` and ``pkg/provider/provider.go``: activity aggregation
   and what the HPA reads (``_keda/scale_handler.py``);
-- Go's ``strconv``, ``time`` and ``encoding/json`` where KEDA's answers depend on them
-  (``_keda/goparse.py``).
+- Go's ``strconv``, ``time``, ``encoding/json`` and ``math`` where KEDA's answers depend on
+  them (``_keda/goparse.py``, and ``gpuscale._gomath`` for what the models share).
 
 The conformance contract (``../shared/conformance/CONTRACT.md``) names the functions
 checked against upstream's own test vectors; everything else here is what the simulator

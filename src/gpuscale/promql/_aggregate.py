@@ -16,8 +16,9 @@ from collections.abc import Callable
 from math import isnan
 
 from gpuscale.promql._errors import PromQLError
-from gpuscale.promql._functions import kahan_inc_v3, quantile
+from gpuscale.promql._functions import quantile
 from gpuscale.promql._gofloat import format_float_f, safe_unary
+from gpuscale.promql._kahan import kahan_mean_v3, kahan_sum
 from gpuscale.promql.labels import METRIC_NAME, Labels, is_valid_label_name
 
 __all__ = ["Grouping", "aggregate", "count_values", "top_bottom_k"]
@@ -89,57 +90,29 @@ def _reduce(op: str, values: list[float], param: float, v3: bool) -> float:
 
 
 def _sum(values: list[float], param: float, v3: bool) -> float:
-    total = values[0]
     if not v3:
+        total = values[0]
         for i in range(1, len(values)):
             total += values[i]
         return total
-    c = 0.0
-    for i in range(1, len(values)):
-        v = values[i]
-        t = total + v
-        if t in (_INF, -_INF):
-            c = 0.0
-        elif abs(total) >= abs(v):
-            c += (total - t) + v
-        else:
-            c += (v - t) + total
-        total = t
+    total, c = kahan_sum(values, 1, len(values), values[0], v3=True)
     return total + c
 
 
 def _avg(values: list[float], param: float, v3: bool) -> float:
-    if not v3:
-        mean = values[0]
-        count = 1
-        for v in values[1:]:
-            count += 1
-            if math.isinf(mean):
-                if math.isinf(v) and (mean > 0) == (v > 0):
-                    continue
-                if not math.isinf(v) and not isnan(v):
-                    continue
-            mean += v / count - mean / count
-        return mean
-    total = values[0]
-    count_f = 1.0
-    mean = c = 0.0
-    incremental = False
+    if v3:
+        return kahan_mean_v3(values, 0, len(values))
+    mean = values[0]
+    count = 1
     for v in values[1:]:
-        count_f += 1
-        if not incremental:
-            new_total, new_c = kahan_inc_v3(v, total, c)
-            if not math.isinf(new_total):
-                total, c = new_total, new_c
+        count += 1
+        if math.isinf(mean):
+            if math.isinf(v) and (mean > 0) == (v > 0):
                 continue
-            incremental = True
-            mean = total / (count_f - 1)
-            c /= count_f - 1
-        q = (count_f - 1) / count_f
-        mean, c = kahan_inc_v3(v / count_f, q * mean, q * c)
-    if incremental:
-        return mean + c
-    return total / count_f + c / count_f
+            if not math.isinf(v) and not isnan(v):
+                continue
+        mean += v / count - mean / count
+    return mean
 
 
 def _max(values: list[float], param: float, v3: bool) -> float:

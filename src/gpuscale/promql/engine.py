@@ -34,31 +34,40 @@ import contextlib
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import promql_parser as pp
 
+from gpuscale._gomath import (
+    GoSyntaxError,
+    go_div,
+    go_floor,
+    go_pow,
+    go_trunc_div,
+    parse_go_float,
+)
 from gpuscale.promql._aggregate import Grouping, _less_reverse, _less_value, _sort_reverse
 from gpuscale.promql._aggregate import aggregate as _aggregate
 from gpuscale.promql._aggregate import count_values as _count_values
 from gpuscale.promql._aggregate import top_bottom_k as _top_bottom_k
 from gpuscale.promql._errors import PromQLError
 from gpuscale.promql._functions import (
+    BATCH_RANGE_FUNCTIONS,
     DATE_FUNCTIONS,
     RANGE_FUNCTIONS,
     SIMPLE_FUNCTIONS,
+    BatchRangeFn,
     Binding,
     RangeFactory,
-    RangeFn,
+    Window,
     bucket_quantile,
     date_field,
-    go_floor,
     go_max,
     go_min,
 )
-from gpuscale.promql._gofloat import go_div, go_mod, go_pow, parse_go_float
+from gpuscale.promql._gofloat import go_mod
 from gpuscale.promql._regex import compile_go_regex, go_expand
 from gpuscale.promql.labels import (
     METRIC_NAME,
@@ -140,6 +149,7 @@ SUPPORTED_FUNCTIONS = frozenset(
     _INSTANT_FUNCTIONS
     | set(SIMPLE_FUNCTIONS)
     | set(RANGE_FUNCTIONS)
+    | set(BATCH_RANGE_FUNCTIONS)
     | set(DATE_FUNCTIONS)
     | {"absent_over_time"}
 )
@@ -159,7 +169,6 @@ _UNSUPPORTED_HINT = {
     "sort_by_label_desc": "an experimental function of Prometheus 2.45+",
 }
 
-_EXTRAPOLATED = frozenset({"rate", "increase", "delta"})
 _ARITHMETIC = {"+", "-", "*", "/", "%", "^", "atan2"}
 _COMPARISON = {"==", "!=", ">", "<", ">=", "<="}
 _SET = {"and", "or", "unless"}
@@ -207,11 +216,6 @@ def _check_unique(vec: Vec) -> None:
         seen.add(labels)
 
 
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
 class _Ctx:
     """One evaluation call: the store, the version switches and the query's start/end."""
 
@@ -228,11 +232,6 @@ class _Ctx:
         self.end = end
         self.memo: dict[tuple[int, int], Vec] = {}
         self.ranged = 1 if start != end else 0
-
-
-Window = tuple[Any, Sequence[int], Sequence[float], int, int]
-"""One series' samples in a range: ``(series, ts, vs, lo, hi)``; ``series`` has ``labels``
-and ``labels_noname``."""
 
 
 class _Node:
@@ -352,25 +351,6 @@ class _Selector(_Node):
         return out
 
 
-def _bounds(ts: Sequence[int], first: int, maxt: int) -> tuple[int, int]:
-    """``[lo, hi)``: the indexes of the samples with ``first <= t <= maxt``.
-
-    Queries mostly look at the newest samples, so look at the end of the series first and
-    gallop back (8, 64, 512... samples) before bisecting the part that holds ``first``."""
-    n = len(ts)
-    hi = n if ts[n - 1] <= maxt else bisect_right(ts, maxt)
-    upper = hi
-    step = 8
-    while True:
-        j = hi - step
-        if j <= 0:
-            return bisect_left(ts, first, 0, upper), hi
-        if ts[j] < first:
-            return bisect_left(ts, first, j + 1, upper), hi
-        upper = j + 1
-        step *= 8
-
-
 def _filter_stale(s: Any, lo: int, hi: int) -> tuple[list[int], list[float]] | None:
     """The window without staleness markers, or None when it holds none."""
     stale = s.stale
@@ -412,130 +392,43 @@ class _RangeSelector(_Node):
         return maxt - self.range_ms, maxt
 
     def windows(self, ctx: _Ctx, t: int) -> tuple[int, int, list[Window]]:
+        """Each series' samples in the range, as ``[lo, hi)`` of its arrays: what every range
+        function over a selector reads."""
         mint, maxt = self._limits(ctx, t)
         first = mint + ctx.v3  # [mint, maxt] in 2.x, (mint, maxt] in 3.x
         out: list[Window] = []
-        for s in self.selector.series(ctx):
-            ts = s.ts
-            if not ts:
-                continue
-            lo, hi = _bounds(ts, first, maxt)
-            if lo >= hi:
-                continue
-            if s.stale is not None:
-                kept = _filter_stale(s, lo, hi)
-                if kept is not None:
-                    if kept[0]:
-                        out.append((s, kept[0], kept[1], 0, len(kept[0])))
-                    continue
-            out.append((s, ts, s.vs, lo, hi))
-        return mint, maxt, out
-
-    def apply(self, ctx: _Ctx, t: int, fn: RangeFn, keep_name: bool) -> Vec:
-        """``fn`` over each series' window: the fused fast path of ``_RangeCall``."""
-        mint, maxt = self._limits(ctx, t)
-        first = mint + ctx.v3
-        out: Vec = []
         append = out.append
         for s in self.selector.series(ctx):
             ts = s.ts
-            if not ts:
+            n = len(ts)
+            if not n:
                 continue
-            lo, hi = _bounds(ts, first, maxt)
+            # [lo, hi): the samples with first <= t <= maxt. Queries mostly look at the
+            # newest samples, so look at the end of the series first and gallop back (8,
+            # 64, 512... samples) before bisecting the part that holds ``first``.
+            hi = n if ts[n - 1] <= maxt else bisect_right(ts, maxt)
+            upper = hi
+            step = 8
+            while True:
+                j = hi - step
+                if j <= 0:
+                    lo = bisect_left(ts, first, 0, upper)
+                    break
+                if ts[j] < first:
+                    lo = bisect_left(ts, first, j + 1, upper)
+                    break
+                upper = j + 1
+                step *= 8
             if lo >= hi:
                 continue
             if s.stale is not None:
                 kept = _filter_stale(s, lo, hi)
                 if kept is not None:
                     if kept[0]:
-                        v = fn(kept[0], kept[1], 0, len(kept[0]))
-                        if v is not None:
-                            append((s.labels if keep_name else s.labels_noname, v))
+                        append((s, kept[0], kept[1], 0, len(kept[0])))
                     continue
-            v = fn(ts, s.vs, lo, hi)
-            if v is not None:
-                append((s.labels if keep_name else s.labels_noname, v))
-        return out
-
-
-def _apply_extrapolated(
-    sel: _RangeSelector, ctx: _Ctx, t: int, *, is_counter: bool, is_rate: bool
-) -> Vec:
-    """rate/increase/delta over a range selector in one loop: the hot path of autoscaling
-    queries. The same computation as ``_functions._extrapolated_rate`` (which serves
-    subqueries and series with staleness markers), inlined to save two calls per series."""
-    mint, maxt = sel._limits(ctx, t)
-    v3 = ctx.v3
-    first = mint + v3
-    range_s = sel.range_ms / 1000
-    out: Vec = []
-    append = out.append
-    slow: RangeFn | None = None
-    for s in sel.selector.series(ctx):
-        ts = s.ts
-        n_all = len(ts)
-        if not n_all:
-            continue
-        hi = n_all if ts[n_all - 1] <= maxt else bisect_right(ts, maxt)
-        j = hi - 8
-        if j <= 0:
-            lo = bisect_left(ts, first, 0, hi)
-        elif ts[j] < first:
-            lo = bisect_left(ts, first, j + 1, hi)
-        else:
-            lo = _bounds(ts, first, maxt)[0]
-        n = hi - lo
-        if n < 2:
-            continue
-        if s.stale is not None and _filter_stale(s, lo, hi) is not None:
-            if slow is None:
-                slow = RANGE_FUNCTIONS[
-                    "rate" if is_rate else "increase" if is_counter else "delta"
-                ](Binding(mint, maxt, sel.range_ms, t, v3, ()))
-            kept = _filter_stale(s, lo, hi)
-            assert kept is not None
-            v = slow(kept[0], kept[1], 0, len(kept[0]))
-            if v is not None:
-                append((s.labels_noname, v))
-            continue
-        vs = s.vs
-        first_v = vs[lo]
-        last = hi - 1
-        result = vs[last] - first_v
-        if is_counter:
-            prev = first_v
-            for i in range(lo + 1, hi):
-                cur = vs[i]
-                if cur < prev:
-                    result += prev
-                prev = cur
-        first_t = ts[lo]
-        last_t = ts[last]
-        d_start = (first_t - mint) / 1000
-        d_end = (maxt - last_t) / 1000
-        sampled = (last_t - first_t) / 1000
-        avg = sampled / (n - 1)
-        threshold = avg * 1.1
-        if v3:
-            if d_start >= threshold:
-                d_start = avg / 2
-            if is_counter and result > 0 and first_v >= 0:
-                to_zero = sampled * (first_v / result)
-                d_start = min(d_start, to_zero)
-            interval = sampled + d_start
-            interval += d_end if d_end < threshold else avg / 2
-        else:
-            if is_counter and result > 0 and first_v >= 0:
-                to_zero = sampled * (first_v / result)
-                d_start = min(d_start, to_zero)
-            interval = sampled
-            interval += d_start if d_start < threshold else avg / 2
-            interval += d_end if d_end < threshold else avg / 2
-        factor = interval / sampled
-        if is_rate:
-            factor /= range_s
-        append((s.labels_noname, result * factor))
-    return out
+            append((s, ts, s.vs, lo, hi))
+        return mint, maxt, out
 
 
 class _Subquery(_Node):
@@ -555,7 +448,7 @@ class _Subquery(_Node):
         maxt = _base_time(self.at, ctx, t) - self.offset
         mint = maxt - self.range_ms
         step = self.step_ms or ctx.sub_step
-        start = step * _trunc_div(mint, step)
+        start = step * go_trunc_div(mint, step)
         if start < mint or (ctx.v3 and start == mint):
             start += step
         series: dict[Labels, _SubSeries] = {}
@@ -590,13 +483,16 @@ class _RangeCall(_Node):
     def __init__(
         self,
         name: str,
-        factory: RangeFactory,
+        factory: RangeFactory | BatchRangeFn,
         arg: _Node,
         range_ms: int,
         scalars: list[_Node],
+        *,
+        batch: bool = False,
     ) -> None:
         self.name = name
         self.factory = factory
+        self.batch = batch
         self.arg = arg
         self.range_ms = range_ms
         self.scalars = scalars
@@ -623,24 +519,27 @@ class _RangeCall(_Node):
     def _vec(self, ctx: _Ctx, t: int) -> Vec:
         params = tuple(n.scal(ctx, t) for n in self.scalars)
         arg = self.arg
-        if isinstance(arg, _RangeSelector) and self.name in _EXTRAPOLATED:
-            out = _apply_extrapolated(
-                arg, ctx, t, is_counter=self.name != "delta", is_rate=self.name == "rate"
-            )
-        elif isinstance(arg, _RangeSelector):
-            mint, maxt = arg._limits(ctx, t)
-            fn = self.factory(Binding(mint, maxt, self.range_ms, t, ctx.v3, params))
-            out = arg.apply(ctx, t, fn, self.keep_name)
-        else:
-            mint, maxt, wins = arg.windows(ctx, t)
-            fn = self.factory(Binding(mint, maxt, self.range_ms, t, ctx.v3, params))
-            label = "labels" if self.keep_name else "labels_noname"
-            out = []
+        mint, maxt, wins = arg.windows(ctx, t)
+        binding = Binding(mint, maxt, self.range_ms, t, ctx.v3, params)
+        if self.batch:
+            out = cast("BatchRangeFn", self.factory)(wins, binding)
+            if not arg.one_name:
+                _check_unique(out)
+            return out
+        fn = cast("RangeFactory", self.factory)(binding)
+        out = []
+        append = out.append
+        if self.keep_name:
             for s, ts, vs, lo, hi in wins:
                 v = fn(ts, vs, lo, hi)
                 if v is not None:
-                    out.append((getattr(s, label), v))
-        if not self.keep_name and not arg.one_name:
+                    append((s.labels, v))
+            return out
+        for s, ts, vs, lo, hi in wins:
+            v = fn(ts, vs, lo, hi)
+            if v is not None:
+                append((s.labels_noname, v))
+        if not arg.one_name:
             _check_unique(out)
         return out
 
@@ -789,7 +688,7 @@ class _Date(_Node):
 
     def vec(self, ctx: _Ctx, t: int) -> Vec:
         if self.arg is None:
-            return [((), self._field(_trunc_div(t, 1000)))]
+            return [((), self._field(go_trunc_div(t, 1000)))]
         out = [(drop_name(labels), self._field(v)) for labels, v in self.arg.vec(ctx, t)]
         if not self.arg.one_name:
             _check_unique(out)
@@ -816,8 +715,9 @@ class _HistogramQuantile(_Node):
         q = self.q.scal(ctx, t)
         groups: dict[Labels, tuple[Labels, list[tuple[float, float]]]] = {}
         for labels, v in self.arg.vec(ctx, t):
-            upper = parse_go_float(get_label(labels, "le"))
-            if upper is None:
+            try:
+                upper = parse_go_float(get_label(labels, "le"))
+            except GoSyntaxError:
                 continue
             sig = tuple(p for p in labels if p[0] != "le")
             g = groups.get(sig)
@@ -1351,7 +1251,7 @@ class _Compiler:
         args = list(e.args)
         if name not in SUPPORTED_FUNCTIONS or (name == "holt_winters" and self.v3):
             raise self.unsupported(f"function {name}()", _UNSUPPORTED_HINT.get(name, ""))
-        if name in RANGE_FUNCTIONS:
+        if name in RANGE_FUNCTIONS or name in BATCH_RANGE_FUNCTIONS:
             scalar_args: list[_Node] = []
             matrix: _Node | None = None
             range_ms = 0
@@ -1363,6 +1263,9 @@ class _Compiler:
                 else:
                     scalar_args.append(node)
             assert matrix is not None
+            if name in BATCH_RANGE_FUNCTIONS:
+                batch = BATCH_RANGE_FUNCTIONS[name]
+                return _RangeCall(name, batch, matrix, range_ms, scalar_args, batch=True)
             return _RangeCall(name, RANGE_FUNCTIONS[name], matrix, range_ms, scalar_args)
         if name == "absent_over_time":
             arg = self.matrix_arg(args[0])

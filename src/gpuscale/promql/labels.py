@@ -18,9 +18,7 @@ __all__ = [
     "get_label",
     "is_valid_label_name",
     "labels_from_mapping",
-    "labels_to_dict",
     "with_label",
-    "without_labels",
 ]
 
 METRIC_NAME = "__name__"
@@ -37,11 +35,6 @@ def labels_from_mapping(mapping: Mapping[str, str] | Iterable[tuple[str, str]]) 
     return tuple(sorted((str(k), str(v)) for k, v in items if v != ""))
 
 
-def labels_to_dict(labels: Labels) -> dict[str, str]:
-    """The label set as a plain dict (for JSON and for people)."""
-    return dict(labels)
-
-
 def get_label(labels: Labels, name: str) -> str:
     """The value of ``name``, or ``""`` when absent (Prometheus' ``Labels.Get``)."""
     for k, v in labels:
@@ -55,11 +48,6 @@ def drop_name(labels: Labels) -> Labels:
     if labels and any(k == METRIC_NAME for k, _ in labels):
         return tuple(p for p in labels if p[0] != METRIC_NAME)
     return labels
-
-
-def without_labels(labels: Labels, names: frozenset[str]) -> Labels:
-    """The label set without any of ``names``."""
-    return tuple(p for p in labels if p[0] not in names)
 
 
 def with_label(labels: Labels, name: str, value: str) -> Labels:

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from gpuscale.promql._gofloat import format_float, parse_go_float
+from gpuscale._gomath import GoSyntaxError, parse_go_float
+from gpuscale.promql._gofloat import format_float
 from gpuscale.promql.labels import Labels, labels_from_mapping
 
 __all__ = [
@@ -150,10 +151,10 @@ class MatrixResult(Result):
 def _value(text: Any) -> float:
     if not isinstance(text, str):
         raise ValueError(f"expected a sample value as a string, got {text!r}")
-    v = parse_go_float(text)
-    if v is None:
-        raise ValueError(f"cannot parse sample value {text!r}")
-    return v
+    try:
+        return parse_go_float(text)
+    except GoSyntaxError:
+        raise ValueError(f"cannot parse sample value {text!r}") from None
 
 
 def _millis(t: Any) -> int:

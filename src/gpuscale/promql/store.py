@@ -62,11 +62,6 @@ class Matcher:
         """What identifies the matcher (for caching selections)."""
         return (self.name, self.op + self.dialect, self.value)
 
-    @property
-    def matches_empty(self) -> bool:
-        """Whether the matcher accepts a series that lacks the label."""
-        return self.matches("")
-
 
 def _bits(v: float) -> bytes:
     return struct.pack("<d", v)

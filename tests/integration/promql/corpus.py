@@ -2,7 +2,7 @@
 
 Everything here is a pure function of a seed (and of ``t0_ms``, the start of the data):
 the same seed gives the same series and the same queries, so a CI failure can be replayed
-with ``GPUSCALE_PROMQL_SEED=<seed>``.
+with ``--promql-seed=<seed>`` (or ``GPUSCALE_PROMQL_SEED=<seed>``).
 
 The series imitate what the engine meets in practice: the tutorial's ``my_custom_gauge`` and
 ``kube_deployment_status_replicas``, DCGM and AMD GPU exporter gauges, vLLM queue gauges,

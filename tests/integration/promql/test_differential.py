@@ -7,17 +7,16 @@ of both at two instants and, for a quarter of them, as a range query; the answer
 have the same label sets and values within 1e-9 relative (NaN equals NaN), or both must be
 errors. Top-level ``sort``/``sort_desc`` must also agree on the order of values.
 
-Reproducible: ``GPUSCALE_PROMQL_SEED`` (default 20240604) picks the series and the queries;
-``GPUSCALE_PROMQL_QUERIES`` (default 2400) the corpus size. Run a fresh corpus with e.g.
-``GPUSCALE_PROMQL_SEED=$RANDOM .venv/bin/pytest tests/integration/promql -q``.
+Reproducible: ``--promql-seed`` (default 20240604) picks the series and the queries,
+``--promql-queries`` (default 2400) the corpus size; ``GPUSCALE_PROMQL_SEED`` and
+``GPUSCALE_PROMQL_QUERIES`` are aliases (see conftest.py). Run a fresh corpus with e.g.
+``.venv/bin/pytest tests/integration/promql --promql-seed=$RANDOM -q``.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,40 +34,34 @@ from gpuscale.promql import (
     StringResult,
     VectorResult,
 )
+from tests.integration.promql.conftest import Corpus
 from tests.integration.promql.corpus import (
     TUTORIAL_QUERY,
     Check,
     SeriesSpec,
-    build_corpus,
-    generate_series,
     to_openmetrics,
 )
 
 pytestmark = pytest.mark.integration
 
-SEED = int(os.environ.get("GPUSCALE_PROMQL_SEED", "20240604"))
-SIZE = int(os.environ.get("GPUSCALE_PROMQL_QUERIES", "2400"))
-# Far enough in the past that the blocks never meet the (empty) head block, recent enough
-# for the default 15-day retention; whole hours so some query times sit on the sample grid.
-T0_MS = (int(time.time()) // 3600 - 5) * 3600 * 1000
-SERIES = generate_series(SEED, T0_MS)
-CORPUS = build_corpus(SEED, SERIES, T0_MS, SIZE)
 TIES = re.compile(r"\b(topk|bottomk)\b")
 
 
 @pytest.fixture(scope="module")
-def prometheus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrometheusClient]:
+def prometheus(
+    tmp_path_factory: pytest.TempPathFactory, promql_corpus: Corpus
+) -> Iterator[PrometheusClient]:
     work = tmp_path_factory.mktemp("promql-differential")
     om = work / "series.om"
-    om.write_text(to_openmetrics(SERIES))
+    om.write_text(to_openmetrics(promql_corpus.series))
     create_blocks_from_openmetrics(om, work / "data")
     with PrometheusServer(Path(work / "data")) as server, server.client() as client:
         yield client
 
 
 @pytest.fixture(scope="module")
-def engine() -> Engine:
-    return Engine(_store(SERIES), version="2")
+def engine(promql_corpus: Corpus) -> Engine:
+    return Engine(_store(promql_corpus.series), version="2")
 
 
 def _store(series: list[SeriesSpec]) -> SeriesStore:
@@ -190,7 +183,6 @@ def _ask(fn: object, *args: object) -> Result | Exception:
         return exc
 
 
-@pytest.mark.parametrize("check", CORPUS, ids=[f"q{i}" for i in range(len(CORPUS))])
 def test_engine_matches_prometheus(
     check: Check, engine: Engine, prometheus: PrometheusClient
 ) -> None:
@@ -211,11 +203,11 @@ def test_engine_matches_prometheus(
     assert not problems, f"{check.query}\n" + "\n".join(problems)
 
 
-def test_corpus_covers_the_subset() -> None:
+def test_corpus_covers_the_subset(promql_corpus: Corpus) -> None:
     """Every supported function, aggregation and operator appears in the corpus."""
     from gpuscale.promql import SUPPORTED_AGGREGATIONS, SUPPORTED_FUNCTIONS
 
-    text = "\n".join(c.query for c in CORPUS)
+    text = "\n".join(c.query for c in promql_corpus.checks)
     missing = [f for f in sorted(SUPPORTED_FUNCTIONS) if f"{f}(" not in text]
     missing += [a for a in sorted(SUPPORTED_AGGREGATIONS) if f"{a}" not in text]
     for op in [
@@ -252,7 +244,7 @@ def test_corpus_covers_the_subset() -> None:
     ]:
         if construct not in text:
             missing.append(construct)
-    assert len(CORPUS) >= 2000
+    assert len(promql_corpus.checks) >= 2000
     assert not missing, missing
 
 
@@ -272,9 +264,11 @@ EXACT_JSON = [
 
 
 @pytest.mark.parametrize("query", EXACT_JSON)
-def test_api_json_is_identical(query: str, engine: Engine, prometheus: PrometheusClient) -> None:
+def test_api_json_is_identical(
+    query: str, engine: Engine, prometheus: PrometheusClient, promql_corpus: Corpus
+) -> None:
     """Byte for byte once parsed: value strings, timestamps, label maps and order."""
-    t = T0_MS + 100 * 60_000 + 500
+    t = promql_corpus.t0_ms + 100 * 60_000 + 500
     assert engine.instant(query, t).to_api_json() == prometheus.query_json(query, t_ms=t)
     if query in ("weird", "sum by (kind) (weird)", TUTORIAL_QUERY):
         start, end, step = t, t + 10 * 60_000, 60_000

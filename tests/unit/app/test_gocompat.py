@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpuscale._gomath import _read_float, _special
 from gpuscale.app import go_query_value, parse_go_float
-from gpuscale.app._gocompat import _read_float, _special
 
 SYNTAX = "syntax"
 RANGE = "range"

@@ -2,13 +2,22 @@
 
 Shared by the ``test_hpa_*`` modules: milli-unit values as exact quantities, the
 ``generateScalingRules`` and ``generateEventsUniformDistribution`` fixtures of
-``horizontal_test.go``, and the source references each ported table cites.
+``horizontal_test.go``, and the source references each ported table cites. The
+``test_keda_*`` modules take their sources (``KEDA_*``) from here too.
+
+A test case ported from upstream carries ``@pytest.mark.upstream(SOURCE)`` (its id names
+the upstream case, ``TestFunc/<case>``) or ``@pytest.mark.upstream(SOURCE, test="TestFunc")``;
+each mark counts one ported case in ``scripts/count_ported_cases.py``. Ginkgo specs are
+named ``test="It"`` with the spec's sentence as the case id or in ``case``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
+from typing import Any
+
+import pytest
 
 from gpuscale.controllers.hpa import ScaleEvent, ScalingPolicy, ScalingRules
 
@@ -32,6 +41,19 @@ QUANTITY_TEST = (
     "kubernetes/apimachinery@eed236ceee2c19c2753a3d93ac0631dc20750454 "
     "pkg/api/resource/quantity_test.go"
 )
+
+KEDA = "kedacore/keda@8b4f083ca8c8c2baf8477e322bd4d16ac4dfa09a"
+KEDA_CONTROLLER_TEST = f"{KEDA} controllers/keda/scaledobject_controller_test.go"
+KEDA_EXECUTOR_TEST = f"{KEDA} pkg/scaling/executor/scale_scaledobjects_test.go"
+KEDA_FALLBACK_TEST = f"{KEDA} pkg/fallback/fallback_test.go"
+KEDA_FORMULA_TEST = f"{KEDA} pkg/scaling/modifiers/formula_test.go"
+KEDA_PROMETHEUS_TEST = f"{KEDA} pkg/scalers/prometheus_scaler_test.go"
+KEDA_SCALE_HANDLER_TEST = f"{KEDA} pkg/scaling/scale_handler_test.go"
+KEDA_SCALER_TEST = f"{KEDA} pkg/scalers/scaler_test.go"
+KEDA_TRIGGERS_TEST = f"{KEDA} apis/keda/v1alpha1/scaletriggers_types_test.go"
+KEDA_TYPED_CONFIG_TEST = f"{KEDA} pkg/scalers/scalersconfig/typed_config_test.go"
+KEDA_TYPES_TEST = f"{KEDA} apis/keda/v1alpha1/scaledobject_types_test.go"
+KEDA_WEBHOOK_TEST = f"{KEDA} apis/keda/v1alpha1/scaledobject_webhook_test.go"
 
 MAX_INT32 = 2**31 - 1
 MAX_INT64 = 2**63 - 1
@@ -70,3 +92,27 @@ def events_uniform(raw: Sequence[int], period_seconds: int, now: float = NOW) ->
         age = int(period_seconds - segment * (index + 1) + segment / 2)
         events.append(ScaleEvent(now - age, change))
     return events
+
+
+def upstream_params(
+    rows: Sequence[Sequence[Any]],
+    source: str,
+    test: str,
+    *,
+    own: Collection[str] = (),
+    elsewhere: Mapping[str, tuple[str, str]] | None = None,
+) -> list[Any]:
+    """``rows`` (each starting with its case name) as ``pytest.param`` with that name as id,
+    marked as cases of upstream's ``test`` in ``source``. Rows named in ``own`` are
+    gpuscale's own cases (not marked); ``elsewhere`` maps a row's name to the ``(source,
+    test)`` it comes from when that is another upstream test."""
+    params = []
+    for row in rows:
+        name = str(row[0])
+        if name in own:
+            marks: Any = ()
+        else:
+            row_source, row_test = (elsewhere or {}).get(name, (source, test))
+            marks = pytest.mark.upstream(row_source, test=row_test)
+        params.append(pytest.param(*row, id=name, marks=marks))
+    return params

@@ -135,6 +135,7 @@ SCALING_WITH_RULES = [
 ]  # fmt: skip
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST)
 @pytest.mark.parametrize(
     "case", SCALING_WITH_RULES, ids=[f"TestScalingWithRules/{row[0]}" for row in SCALING_WITH_RULES]
 )
@@ -184,6 +185,7 @@ WITH_BEHAVIOR = [
 ]  # fmt: skip
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST)
 @pytest.mark.parametrize(
     "case",
     WITH_BEHAVIOR,
@@ -219,6 +221,7 @@ NORMALIZE = [
 ]
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST)
 @pytest.mark.parametrize(
     "case", NORMALIZE, ids=[f"TestNormalizeDesiredReplicas/{row[0]}" for row in NORMALIZE]
 )
@@ -256,6 +259,7 @@ STORE = [
 ]  # fmt: skip
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST)
 @pytest.mark.parametrize("case", STORE, ids=[f"TestStoreScaleEvents/{row[0]}" for row in STORE])
 def test_store_scale_events(case: tuple[Any, ...]) -> None:
     name, change, previous, after, rules, recent_change = case
@@ -297,6 +301,7 @@ CONVERT_WITH_RULES = [
 ]  # fmt: skip
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST)
 @pytest.mark.parametrize(
     "case",
     CONVERT_WITH_RULES,
@@ -333,6 +338,7 @@ MIN_POLICIES = ScalingRules(
 )
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST, test="TestCalculateScaleUpLimitWithScalingRules")
 def test_calculate_scale_up_limit_with_scaling_rules() -> None:
     """TestCalculateScaleUpLimitWithScalingRules (HORIZONTAL_TEST)."""
     got = calculate_scale_up_limit(
@@ -341,6 +347,7 @@ def test_calculate_scale_up_limit_with_scaling_rules() -> None:
     assert got == 2
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST, test="TestCalculateScaleDownLimitWithBehaviors")
 def test_calculate_scale_down_limit_with_behaviors() -> None:
     """TestCalculateScaleDownLimitWithBehaviors (HORIZONTAL_TEST)."""
     got = calculate_scale_down_limit(
@@ -436,6 +443,7 @@ def _to_k8s(rules: ScalingRules) -> dict[str, object]:
     return data
 
 
+@pytest.mark.upstream(DEFAULTS_TEST)
 @pytest.mark.parametrize(
     "case",
     SCALE_UP_DEFAULTS,
@@ -472,6 +480,7 @@ def test_generate_scale_up_rules(case: tuple[Any, ...]) -> None:
         assert rules.select_policy == expected_select, name
 
 
+@pytest.mark.upstream(DEFAULTS_TEST)
 @pytest.mark.parametrize(
     "case",
     SCALE_DOWN_DEFAULTS,

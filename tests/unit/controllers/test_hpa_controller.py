@@ -185,6 +185,7 @@ def _triples(conditions: Sequence[Condition]) -> list[tuple[str, str, str]]:
     return [(c.type, c.status, c.reason) for c in conditions]
 
 
+@pytest.mark.upstream(HORIZONTAL_TEST)
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_reconcile_autoscaler(case: Case) -> None:
     hpa = _upstream_hpa(case)

@@ -54,6 +54,7 @@ MILLI = [
 ]
 
 
+@pytest.mark.upstream(QUANTITY_TEST)
 @pytest.mark.parametrize(
     ("name", "text", "expected"), SCALED_TO_MILLI, ids=[r[0] for r in SCALED_TO_MILLI]
 )
@@ -61,6 +62,7 @@ def test_scaled_value_to_milli(name: str, text: str, expected: int) -> None:
     assert milli_value(text) == expected, f"{name} ({QUANTITY_TEST})"
 
 
+@pytest.mark.upstream(QUANTITY_TEST)
 @pytest.mark.parametrize(("name", "text", "expected"), APPROXIMATE, ids=[r[0] for r in APPROXIMATE])
 def test_string_quantity_as_approximate_float64(name: str, text: str, expected: float) -> None:
     assert approximate_float64(text) == expected, f"{name} ({QUANTITY_TEST})"

@@ -201,8 +201,13 @@ class PodsCase(NamedTuple):
 
 
 def _cases(factory: Callable[..., object], table: list[tuple[Any, ...]]) -> Any:
+    """Parametrize over ``table``: each row an upstream case, named and sourced by the row."""
     return pytest.mark.parametrize(
-        "case", [factory(*row) for row in table], ids=[str(row[0]) for row in table]
+        "case",
+        [
+            pytest.param(factory(*row), id=str(row[0]), marks=pytest.mark.upstream(row[1]))
+            for row in table
+        ],
     )
 
 
@@ -296,6 +301,7 @@ def test_pods(case: PodsCase) -> None:
     assert got == (case.replicas, pytest.approx(case.usage / 1000, rel=1e-12))
 
 
+@pytest.mark.upstream(RC_TEST)
 @pytest.mark.parametrize(
     ("name", "usage", "status", "expected"), PER_POD_USAGE, ids=[r[0] for r in PER_POD_USAGE]
 )

@@ -30,6 +30,8 @@ from gpuscale.controllers.keda import (
     request_scale,
 )
 
+from ._upstream import KEDA_EXECUTOR_TEST, KEDA_TYPES_TEST, upstream_params
+
 NOW = 1_000_000.0
 
 
@@ -274,6 +276,7 @@ UPSTREAM = [
 ]
 
 
+@pytest.mark.upstream(KEDA_EXECUTOR_TEST)
 @pytest.mark.parametrize("case", UPSTREAM, ids=[c[0] for c in UPSTREAM])
 def test_upstream_RequestScale(case: tuple[Any, ...]) -> None:
     _, inputs, replicas, scaled, active, refreshed = case
@@ -344,33 +347,47 @@ def test_TestScaleFromMinReplicasWhenActivationForced_reason() -> None:
 # scaledobject_types_test.go TestHasPausedAnnotation / TestNeedToBePausedByAnnotation
 @pytest.mark.parametrize(
     ("name", "annotations", "paused"),
-    [
-        ("No annotations", None, False),
-        ("PausedAnnotation with true value", {PAUSED_ANNOTATION: "true"}, True),
-        ("PausedAnnotation with false value", {PAUSED_ANNOTATION: "false"}, False),
-        ("PausedAnnotation with invalid value", {PAUSED_ANNOTATION: "invalid"}, True),
-        (
-            "PausedReplicasAnnotation with value and status set",
-            {PAUSED_REPLICAS_ANNOTATION: "5"},
-            True,
-        ),
-        (
-            "PausedReplicasAnnotation with value but no status set",
-            {PAUSED_REPLICAS_ANNOTATION: "5"},
-            True,
-        ),
-        (
-            "Both annotations set",
-            {PAUSED_ANNOTATION: "true", PAUSED_REPLICAS_ANNOTATION: "5"},
-            True,
-        ),
-        (
-            "Both annotations set, PausedAnnotation false",
-            {PAUSED_ANNOTATION: "false", PAUSED_REPLICAS_ANNOTATION: "5"},
-            True,
-        ),
-        ("Has other annotations but not paused ones", {"some-other-annotation": "value"}, False),
-    ],
+    upstream_params(
+        [
+            ("No annotations", None, False),
+            ("PausedAnnotation with true value", {PAUSED_ANNOTATION: "true"}, True),
+            ("PausedAnnotation with false value", {PAUSED_ANNOTATION: "false"}, False),
+            ("PausedAnnotation with invalid value", {PAUSED_ANNOTATION: "invalid"}, True),
+            (
+                "PausedReplicasAnnotation with value and status set",
+                {PAUSED_REPLICAS_ANNOTATION: "5"},
+                True,
+            ),
+            (
+                "PausedReplicasAnnotation with value but no status set",
+                {PAUSED_REPLICAS_ANNOTATION: "5"},
+                True,
+            ),
+            (
+                "Both annotations set",
+                {PAUSED_ANNOTATION: "true", PAUSED_REPLICAS_ANNOTATION: "5"},
+                True,
+            ),
+            (
+                "Both annotations set, PausedAnnotation false",
+                {PAUSED_ANNOTATION: "false", PAUSED_REPLICAS_ANNOTATION: "5"},
+                True,
+            ),
+            (
+                "Has other annotations but not paused ones",
+                {"some-other-annotation": "value"},
+                False,
+            ),
+        ],
+        KEDA_TYPES_TEST,
+        "TestNeedToBePausedByAnnotation",
+        elsewhere={
+            "Has other annotations but not paused ones": (
+                KEDA_TYPES_TEST,
+                "TestHasPausedAnnotation",
+            )
+        },
+    ),
 )
 def test_TestNeedToBePausedByAnnotation(
     name: str, annotations: dict[str, str] | None, paused: bool
@@ -696,18 +713,27 @@ def test_property_within_min_max_when_started_within_and_unpaused(inputs: dict[s
 # scaledobject_types_test.go TestGetPausedReplicaCount
 @pytest.mark.parametrize(
     ("name", "annotations", "expected"),
-    [
-        ("nil annotations returns nil", None, None),
-        ("annotation absent returns nil", {"other-annotation": "value"}, None),
-        ("valid integer annotation returns pointer to value", {PAUSED_REPLICAS_ANNOTATION: "5"}, 5),
-        ("zero value annotation returns pointer to zero", {PAUSED_REPLICAS_ANNOTATION: "0"}, 0),
-        (
-            "invalid string annotation returns error",
-            {PAUSED_REPLICAS_ANNOTATION: "not-a-number"},
-            ValueError,
-        ),
-        ("beyond int32 returns error", {PAUSED_REPLICAS_ANNOTATION: "2147483648"}, ValueError),
-    ],
+    upstream_params(
+        [
+            ("nil annotations returns nil", None, None),
+            ("annotation absent returns nil", {"other-annotation": "value"}, None),
+            (
+                "valid integer annotation returns pointer to value",
+                {PAUSED_REPLICAS_ANNOTATION: "5"},
+                5,
+            ),
+            ("zero value annotation returns pointer to zero", {PAUSED_REPLICAS_ANNOTATION: "0"}, 0),
+            (
+                "invalid string annotation returns error",
+                {PAUSED_REPLICAS_ANNOTATION: "not-a-number"},
+                ValueError,
+            ),
+            ("beyond int32 returns error", {PAUSED_REPLICAS_ANNOTATION: "2147483648"}, ValueError),
+        ],
+        KEDA_TYPES_TEST,
+        "TestGetPausedReplicaCount",
+        own={"beyond int32 returns error"},
+    ),
 )
 def test_TestGetPausedReplicaCount(
     name: str, annotations: dict[str, str] | None, expected: object

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from gpuscale.controllers._keda.expr import compile_formula, evaluate, go_format_float, go_pow
+from gpuscale._gomath import format_go_float, go_pow
+from gpuscale.controllers._keda.expr import compile_formula, evaluate
 from gpuscale.controllers.keda import FormulaError, cast_to_float_if_necessary
 
 ORACLE = json.loads((Path(__file__).parent / "data" / "keda_expr_oracle.json").read_text())
@@ -177,7 +178,10 @@ def test_go_pow_special_cases(base: float, exponent: float, expected: float) -> 
     [
         (100000.0, "100000"),
         (1e21, "1e+21"),
-        (1e20, "100000000000000000000"),
+        (1e20, "1e+20"),
+        (1e6, "1e+06"),
+        (123456.0, "123456"),
+        (6948674.738744654, "6.948674738744654e+06"),
         (0.0001, "0.0001"),
         (0.00001, "1e-05"),
         (2.5, "2.5"),
@@ -186,5 +190,7 @@ def test_go_pow_special_cases(base: float, exponent: float, expected: float) -> 
     ],
 )
 def test_go_format_float(value: float, text: str) -> None:
-    """fmt's %v for float64 (strconv 'g' with the shortest digits and exponent < -4 || >= 21)."""
-    assert go_format_float(value) == text
+    """fmt's %v for float64, which expr's string() prints with: strconv's 'g' with the
+    shortest digits, 'e' form when the exponent is < -4 or >= 6 (answers of Go 1.19)."""
+    assert format_go_float(value, "g") == text
+    assert evaluate("string(x)", {"x": value}) == text

@@ -21,6 +21,8 @@ from gpuscale.controllers.keda import (
     metrics_with_fallback,
 )
 
+from ._upstream import KEDA_FALLBACK_TEST
+
 NAME = "some_metric_name"
 
 
@@ -39,17 +41,37 @@ def call(**overrides: Any) -> tuple[float, dict[str, dict[str, object]]]:
     return metrics_with_fallback(**arguments)
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case="should return the expected metric when fallback is disabled",
+)
 def test_should_return_the_expected_metric_when_fallback_is_disabled() -> None:
     value, _ = call(value=5.0, error=None, fallback=None, health={}, target=3.0)
     assert value == 5.0
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case=(
+        "should initialise the health status on success "
+        "when fallback is enabled and status is empty"
+    ),
+)
 def test_should_initialise_the_health_status_on_success_when_fallback_is_enabled_and_status_is_empty() -> None:  # noqa: E501  # fmt: skip
     value, health = call(value=6.0, error=None, health={}, target=3.0)
     assert value == 6.0
     assert health == {NAME: {"numberOfFailures": 0, "status": "Happy"}}
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case=(
+        "should reset the health status when scaler metrics are available when fallback is enabled"
+    ),
+)
 def test_should_reset_the_health_status_when_scaler_metrics_are_available_when_fallback_is_enabled() -> None:  # noqa: E501  # fmt: skip
     value, health = call(
         value=6.0,
@@ -61,6 +83,11 @@ def test_should_reset_the_health_status_when_scaler_metrics_are_available_when_f
     assert health[NAME] == {"numberOfFailures": 0, "status": "Happy"}
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case="should not reset the health status when fallback is not enabled",
+)
 def test_should_not_reset_the_health_status_when_fallback_is_not_enabled() -> None:
     before = {NAME: {"numberOfFailures": 5, "status": "Failing"}}
     value, health = call(value=6.0, error=None, fallback=None, health=before, target=3.0)
@@ -68,6 +95,9 @@ def test_should_not_reset_the_health_status_when_fallback_is_not_enabled() -> No
     assert health == before
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST, test="It", case="should propagate the error when fallback is disabled"
+)
 def test_should_propagate_the_error_when_fallback_is_disabled() -> None:
     with pytest.raises(FallbackError) as caught:
         call(fallback=None, health={}, target=3.0)
@@ -75,6 +105,9 @@ def test_should_propagate_the_error_when_fallback_is_disabled() -> None:
     assert caught.value.health == {}
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST, test="It", case="should bump the number of failures when metrics call fails"
+)
 def test_should_bump_the_number_of_failures_when_metrics_call_fails() -> None:
     with pytest.raises(FallbackError) as caught:
         call(health={NAME: {"numberOfFailures": 0, "status": "Happy"}})
@@ -82,12 +115,20 @@ def test_should_bump_the_number_of_failures_when_metrics_call_fails() -> None:
     assert caught.value.health == {NAME: {"numberOfFailures": 1, "status": "Failing"}}
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case="should return a normalised metric when number of failures are beyond threshold",
+)
 def test_should_return_a_normalised_metric_when_number_of_failures_are_beyond_threshold() -> None:
     value, health = call()
     assert value == 100.0
     assert health == {NAME: {"numberOfFailures": 4, "status": "Failing"}}
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST, test="It", case="should ignore error if we fail to update kubernetes status"
+)
 def test_should_ignore_error_if_we_fail_to_update_kubernetes_status() -> None:
     """The failing status patch is not an input of the pure model; the rest holds."""
     value, health = call()
@@ -95,6 +136,11 @@ def test_should_ignore_error_if_we_fail_to_update_kubernetes_status() -> None:
     assert health[NAME] == {"numberOfFailures": 4, "status": "Failing"}
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case="should return error when fallback is enabled but scaledobject has invalid parameter",
+)
 def test_should_return_error_when_fallback_is_enabled_but_scaledobject_has_invalid_parameter() -> (
     None
 ):
@@ -104,6 +150,11 @@ def test_should_return_error_when_fallback_is_enabled_but_scaledobject_has_inval
     assert caught.value.health == {NAME: {"numberOfFailures": 3, "status": "Happy"}}
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case="should set the fallback condition when a fallback exists in the scaled object",
+)
 def test_should_set_the_fallback_condition_when_a_fallback_exists_in_the_scaled_object() -> None:
     before = {
         "another metric name": {"numberOfFailures": 6, "status": "Failing"},
@@ -123,6 +174,11 @@ def test_should_set_the_fallback_condition_when_a_fallback_exists_in_the_scaled_
     assert fallback_exceeded_threshold(result.health, 3) is True
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case="should set the fallback condition to false if the config is invalid",
+)
 def test_should_set_the_fallback_condition_to_false_if_the_config_is_invalid() -> None:
     before = {
         "another metric name": {"numberOfFailures": 6, "status": "Failing"},
@@ -134,6 +190,14 @@ def test_should_set_the_fallback_condition_to_false_if_the_config_is_invalid() -
     assert not has_valid_fallback(fallback)  # updateStatus skips the condition: it stays False
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case=(
+        "should use fallback replicas when current "
+        "replicas is lower when behavior is 'currentReplicasIfHigher'"
+    ),
+)
 def test_should_use_fallback_replicas_when_current_replicas_is_lower_when_behavior_is_currentReplicasIfHigher() -> None:  # noqa: E501  # fmt: skip
     value, _ = call(
         fallback={"failureThreshold": 3, "replicas": 10, "behavior": "currentReplicasIfHigher"},
@@ -142,6 +206,11 @@ def test_should_use_fallback_replicas_when_current_replicas_is_lower_when_behavi
     assert value == 100.0
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST,
+    test="It",
+    case="should use current replicas when behavior is 'currentReplicas'",
+)
 def test_should_use_current_replicas_when_behavior_is_currentReplicas() -> None:
     value, _ = call(
         fallback={"failureThreshold": 3, "replicas": 10, "behavior": "currentReplicas"},
@@ -150,6 +219,9 @@ def test_should_use_current_replicas_when_behavior_is_currentReplicas() -> None:
     assert value == 60.0
 
 
+@pytest.mark.upstream(
+    KEDA_FALLBACK_TEST, test="It", case="should ignore current replicas when behavior is 'static'"
+)
 def test_should_ignore_current_replicas_when_behavior_is_static() -> None:
     value, _ = call(
         fallback={"failureThreshold": 3, "replicas": 10, "behavior": "static"},

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from gpuscale import _gomath
+from gpuscale._gomath import GoSyntaxError, go_pow
 from gpuscale.controllers._keda import goparse
-from gpuscale.controllers._keda.expr import go_pow
-from gpuscale.controllers._keda.goparse import GoSyntaxError
 from gpuscale.controllers._keda.prometheus import (
     PrometheusQueryError,
     _decode_prom,
@@ -41,7 +41,7 @@ def _same_float(go_text: str, value: float) -> bool:
 
 
 PARSERS = {
-    "ParseFloat": goparse.parse_go_float,
+    "ParseFloat": _gomath.parse_go_float,
     "ParseBool": goparse.parse_go_bool,
     "ParseDuration": goparse.parse_go_duration,
     "TypedFloat": goparse.go_json_float,
@@ -127,15 +127,15 @@ def test_go_pow_matches_go(case: dict[str, Any]) -> None:
     [
         (1.9, 1),
         (-1.9, -1),
-        (9.3e18, goparse.INT64_MIN),
-        (math.nan, goparse.INT64_MIN),
-        (-9.3e18, goparse.INT64_MIN),
+        (9.3e18, _gomath.INT64_MIN),
+        (math.nan, _gomath.INT64_MIN),
+        (-9.3e18, _gomath.INT64_MIN),
         (0.0, 0),
     ],
 )
 def test_go_float64_to_int64(value: float, expected: int) -> None:
     """Go's int64(f) on amd64 (CVTTSD2SQ): truncation, the minimum int64 when out of range."""
-    assert goparse.go_float64_to_int64(value) == expected
+    assert _gomath.go_float_to_int64(value) == expected
 
 
 @pytest.mark.parametrize(

@@ -25,10 +25,19 @@ from gpuscale.controllers.keda import (
     validate_scaling_modifiers,
 )
 
+from ._upstream import (
+    KEDA_FORMULA_TEST,
+    KEDA_SCALE_HANDLER_TEST,
+    KEDA_TYPES_TEST,
+    KEDA_WEBHOOK_TEST,
+    upstream_params,
+)
+
 MODIFIERS_FALLBACK = {"failureThreshold": 3, "replicas": 5, "behavior": "scalingModifiers"}
 
 
 # formula_test.go TestScalingModifierTriggerValue: (name, fallback, health entry, nil expected)
+@pytest.mark.upstream(KEDA_FORMULA_TEST, test="TestScalingModifierTriggerValue")
 @pytest.mark.parametrize(
     ("name", "fallback", "entry", "nil"),
     [
@@ -87,11 +96,15 @@ def test_trigger_value_ignores_other_fallback_behaviors() -> None:
     )
 
 
+@pytest.mark.upstream(KEDA_FORMULA_TEST, test="TestCalculateScalingModifiersFormula")
 def test_TestCalculateScalingModifiersFormula() -> None:
     """trigger1=2 + trigger2=5 = 7, stored as 7000m."""
     assert composite_metric_value("trigger1 + trigger2", {"trigger1": 2.0, "trigger2": 5.0}) == 7.0
 
 
+@pytest.mark.upstream(
+    KEDA_FORMULA_TEST, test="TestCalculateScalingModifiersFormulaFallbackReplicas"
+)
 def test_TestCalculateScalingModifiersFormulaFallbackReplicas() -> None:
     """Both triggers over the threshold are nil; ``trigger1 ?? trigger2`` is nil, so the
     value is Fallback.Replicas (7) × target (2) = 14000m."""
@@ -114,6 +127,7 @@ def test_TestCalculateScalingModifiersFormulaFallbackReplicas() -> None:
     )
 
 
+@pytest.mark.upstream(KEDA_SCALE_HANDLER_TEST, test="TestScalingModifiersFormula")
 def test_TestScalingModifiersFormula() -> None:
     """scale_handler_test.go: trigger_one (2) + trigger_two (5) served as composite-metric 7."""
     assert (
@@ -155,31 +169,36 @@ def test_castToFloatIfNecessary(formula: str, wrapped: str) -> None:
 # scaledobject_types_test.go TestIsUsingModifiers
 @pytest.mark.parametrize(
     ("name", "spec", "using"),
-    [
-        ("No Advanced config", {}, False),
-        ("Empty ScalingModifiers", {"advanced": {"scalingModifiers": {}}}, False),
-        (
-            "Has ScalingModifiers formula",
-            {"advanced": {"scalingModifiers": {"formula": "x * 2"}}},
-            True,
-        ),
-        (
-            "Has ScalingModifiers target",
-            {"advanced": {"scalingModifiers": {"target": "100"}}},
-            True,
-        ),
-        (
-            "advanced without scalingModifiers",
-            {"advanced": {"restoreToOriginalReplicaCount": True}},
-            False,
-        ),
-        (
-            "only activationTarget",
-            {"advanced": {"scalingModifiers": {"activationTarget": "1"}}},
-            True,
-        ),
-        ("only metricType", {"advanced": {"scalingModifiers": {"metricType": "Value"}}}, True),
-    ],
+    upstream_params(
+        [
+            ("No Advanced config", {}, False),
+            ("Empty ScalingModifiers", {"advanced": {"scalingModifiers": {}}}, False),
+            (
+                "Has ScalingModifiers formula",
+                {"advanced": {"scalingModifiers": {"formula": "x * 2"}}},
+                True,
+            ),
+            (
+                "Has ScalingModifiers target",
+                {"advanced": {"scalingModifiers": {"target": "100"}}},
+                True,
+            ),
+            (
+                "advanced without scalingModifiers",
+                {"advanced": {"restoreToOriginalReplicaCount": True}},
+                False,
+            ),
+            (
+                "only activationTarget",
+                {"advanced": {"scalingModifiers": {"activationTarget": "1"}}},
+                True,
+            ),
+            ("only metricType", {"advanced": {"scalingModifiers": {"metricType": "Value"}}}, True),
+        ],
+        KEDA_TYPES_TEST,
+        "TestIsUsingModifiers",
+        own={"advanced without scalingModifiers", "only activationTarget", "only metricType"},
+    ),
 )
 def test_TestIsUsingModifiers(name: str, spec: dict[str, Any], using: bool) -> None:
     assert is_using_modifiers(spec) is using
@@ -286,6 +305,7 @@ WEBHOOK = [
 ]
 
 
+@pytest.mark.upstream(KEDA_WEBHOOK_TEST, test="It")
 @pytest.mark.parametrize("case", WEBHOOK, ids=[c[0] for c in WEBHOOK])
 def test_webhook_ScalingModifiers(case: tuple[Any, ...]) -> None:
     _, modifiers, triggers, admitted = case
@@ -297,6 +317,11 @@ def test_webhook_ScalingModifiers(case: tuple[Any, ...]) -> None:
             validate_scaling_modifiers(spec)
 
 
+@pytest.mark.upstream(
+    KEDA_WEBHOOK_TEST,
+    test="It",
+    case="should validate the so creation with scalingModifiers fallback behavior",
+)
 def test_should_validate_the_so_creation_with_scalingModifiers_fallback_behavior() -> None:
     spec = spec_with(
         {"target": "2", "formula": "trig_one ?? trig_two ?? 5"},
@@ -306,6 +331,11 @@ def test_should_validate_the_so_creation_with_scalingModifiers_fallback_behavior
     validate_scaling_modifiers(spec)
 
 
+@pytest.mark.upstream(
+    KEDA_WEBHOOK_TEST,
+    test="It",
+    case="shouldn't validate the so creation with scalingModifiers fallback without formula",
+)
 def test_shouldnt_validate_the_so_creation_with_scalingModifiers_fallback_without_formula() -> None:
     spec = {
         "scaleTargetRef": {"name": "deployment"},
@@ -316,6 +346,14 @@ def test_shouldnt_validate_the_so_creation_with_scalingModifiers_fallback_withou
         validate_scaling_modifiers(spec)
 
 
+@pytest.mark.upstream(
+    KEDA_WEBHOOK_TEST,
+    test="It",
+    case=(
+        "should validate the so creation when the "
+        "fallback is configured, and so uses ScalingModifiers."
+    ),
+)
 def test_should_validate_the_so_creation_when_the_fallback_is_configured_and_so_uses_ScalingModifiers() -> None:  # noqa: E501  # fmt: skip
     """Upstream's test expects an error, but only through Eventually retrying Create until
     AlreadyExists; the webhook code admits this object (cpu/memory are skipped, both

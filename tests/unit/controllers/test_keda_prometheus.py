@@ -32,6 +32,8 @@ from gpuscale.controllers.keda import (
 )
 from gpuscale.errors import InputError
 
+from ._upstream import KEDA_PROMETHEUS_TEST, KEDA_SCALER_TEST, KEDA_TYPED_CONFIG_TEST
+
 BASE = {
     "serverAddress": "http://localhost:9090",
     "metricName": "http_requests_total",
@@ -93,6 +95,7 @@ TEST_PROM_METADATA = [
 ]
 
 
+@pytest.mark.upstream(KEDA_PROMETHEUS_TEST, test="TestPrometheusParseMetadata")
 @pytest.mark.parametrize(
     ("index", "comment", "metadata", "is_error"),
     TEST_PROM_METADATA,
@@ -135,6 +138,7 @@ def test_testPromMetadata_fields_read_off_struct_tags() -> None:
     assert parse_prometheus_trigger(TEST_PROM_METADATA[16][2]).timeout_ms == 1000.0
 
 
+@pytest.mark.upstream(KEDA_PROMETHEUS_TEST, test="TestPrometheusGetMetricSpecForScaling")
 @pytest.mark.parametrize(("trigger_index", "name"), [(0, "s0-prometheus"), (1, "s1-prometheus")])
 def test_TestPrometheusGetMetricSpecForScaling(trigger_index: int, name: str) -> None:
     """prometheusMetricIdentifiers: testPromMetadata[1] at trigger index 0 and 1."""
@@ -208,6 +212,7 @@ TEST_PROMETHEUS_AUTH_METADATA = [
 ]
 
 
+@pytest.mark.upstream(KEDA_PROMETHEUS_TEST, test="TestPrometheusScalerAuthParams")
 @pytest.mark.parametrize(
     "row",
     TEST_PROMETHEUS_AUTH_METADATA,
@@ -371,6 +376,7 @@ def test_blank_values_count_as_absent() -> None:
         parse_prometheus_trigger({**BASE, "query": " \t"})
 
 
+@pytest.mark.upstream(KEDA_TYPED_CONFIG_TEST, test="TestMap")
 def test_TestMap_semantics_for_custom_headers() -> None:
     trigger = parse_prometheus_trigger({**BASE, "customHeaders": " X-A = 1 , X-B=2"})
     assert trigger.custom_headers == {"X-A": "1", "X-B": "2"}
@@ -437,6 +443,7 @@ TEST_PROM_QUERY_RESULT = [
 ]
 
 
+@pytest.mark.upstream(KEDA_PROMETHEUS_TEST, test="TestPrometheusScalerExecutePromQuery")
 @pytest.mark.parametrize(
     "row", TEST_PROM_QUERY_RESULT, ids=[row[0] for row in TEST_PROM_QUERY_RESULT]
 )
@@ -449,11 +456,16 @@ def test_TestPrometheusScalerExecutePromQuery(row: tuple[Any, ...]) -> None:
         assert parse_prometheus_response(body, status, ignore_null_values=ignore_null) == expected
 
 
+@pytest.mark.upstream(KEDA_PROMETHEUS_TEST, test="TestPrometheusScalerCustomHeaders")
+@pytest.mark.upstream(KEDA_PROMETHEUS_TEST, test="TestPrometheusScalerExecutePromQueryParameters")
 def test_TestPrometheusScalerCustomHeaders_and_QueryParameters_answer() -> None:
     """Both tests answer ``{"data":{"result":[]}}`` with ignoreNullValues and expect no error."""
     assert parse_prometheus_response('{"data":{"result":[]}}', 200, ignore_null_values=True) == 0.0
 
 
+@pytest.mark.upstream(
+    KEDA_PROMETHEUS_TEST, test="TestPrometheusScaler_ExecutePromQuery_WithGcpNativeAuthentication"
+)
 def test_TestPrometheusScaler_ExecutePromQuery_WithGcpNativeAuthentication_answer() -> None:
     body = (
         '{"status":"success","data":{"resultType":"vector","result":'
@@ -559,6 +571,7 @@ def test_multiple_elements_message_names_the_query() -> None:
 
 
 # scaler_test.go TestGetMetricTargetType: (name, metricType, expected, isError)
+@pytest.mark.upstream(KEDA_SCALER_TEST, test="TestGetMetricTargetType")
 @pytest.mark.parametrize(
     ("name", "metric_type", "expected", "is_error"),
     [
@@ -591,6 +604,7 @@ MILLI_CASES = [
 ]
 
 
+@pytest.mark.upstream(KEDA_SCALER_TEST, test="TestGetMetricTargetMili")
 @pytest.mark.parametrize(("name", "value"), MILLI_CASES, ids=[c[0] for c in MILLI_CASES])
 def test_TestGenerateMetricInMili(name: str, value: float) -> None:
     quantity = metric_quantity(value)

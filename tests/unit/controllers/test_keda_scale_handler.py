@@ -22,7 +22,12 @@ from gpuscale.controllers.keda import (
     scaled_object_state,
 )
 
+from ._upstream import KEDA_SCALE_HANDLER_TEST
 
+
+@pytest.mark.upstream(
+    KEDA_SCALE_HANDLER_TEST, test="TestCheckScaledObjectFindFirstActiveNotIgnoreOthers"
+)
 def test_TestCheckScaledObjectFindFirstActiveNotIgnoreOthers() -> None:
     """One active scaler and one failing scaler: active and in error, the failing one not
     listed among the active triggers."""
@@ -39,6 +44,7 @@ def test_TestCheckScaledObjectFindFirstActiveNotIgnoreOthers() -> None:
     )
 
 
+@pytest.mark.upstream(KEDA_SCALE_HANDLER_TEST, test="TestCheckScaledObjectScalersWithError")
 def test_TestCheckScaledObjectScalersWithError() -> None:
     state = scaled_object_state([TriggerState("metric-name", error="some error")])
     assert (state.is_active, state.is_error, state.active_triggers) == (False, True, ())
@@ -105,6 +111,7 @@ def test_reads_scaler_live(cached: bool, record: MetricsRecord | None, live: boo
     assert reads_scaler_live(use_cached_metrics=cached, record=record) is live
 
 
+@pytest.mark.upstream(KEDA_SCALE_HANDLER_TEST, test="TestGetScaledObjectMetrics_DirectCall")
 def test_TestGetScaledObjectMetrics_DirectCall() -> None:
     """Without useCachedMetrics the HPA's read queries the scaler again: the value is the
     live one, not what the poll saw."""
@@ -117,6 +124,7 @@ def test_TestGetScaledObjectMetrics_DirectCall() -> None:
     assert (read.value, read.from_cache) == (12.0, False)
 
 
+@pytest.mark.upstream(KEDA_SCALE_HANDLER_TEST, test="TestGetScaledObjectMetrics_FromCache")
 def test_TestGetScaledObjectMetrics_FromCache() -> None:
     read = hpa_metric_value(
         metric_name="test-metric-name2",
@@ -127,6 +135,10 @@ def test_TestGetScaledObjectMetrics_FromCache() -> None:
     assert (read.value, read.from_cache) == (10.0, True)
 
 
+@pytest.mark.upstream(
+    KEDA_SCALE_HANDLER_TEST,
+    test="TestGetScaledObjectMetrics_ErrorDoesNotClearOtherTriggersCachedRecord",
+)
 def test_TestGetScaledObjectMetrics_ErrorDoesNotClearOtherTriggersCachedRecord() -> None:
     """The failing trigger's read errors; the cached trigger keeps serving its record."""
     with pytest.raises(FallbackError, match="metric:failing encountered error"):

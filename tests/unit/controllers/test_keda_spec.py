@@ -30,11 +30,20 @@ from gpuscale.controllers.keda import (
 )
 from gpuscale.errors import ManifestError
 
+from ._upstream import (
+    KEDA_CONTROLLER_TEST,
+    KEDA_TRIGGERS_TEST,
+    KEDA_TYPES_TEST,
+    KEDA_WEBHOOK_TEST,
+    upstream_params,
+)
+
 POLLING = "PollingInterval is configured but is not relevant"
 COOLDOWN = "CooldownPeriod is configured but is not relevant"
 
 
 # scaledobject_types_test.go TestGetHPAReplicas
+@pytest.mark.upstream(KEDA_TYPES_TEST, test="TestGetHPAReplicas")
 @pytest.mark.parametrize(
     ("name", "minimum", "maximum", "hpa_min", "hpa_max"),
     [
@@ -55,55 +64,70 @@ def test_TestGetHPAReplicas(
 # scaledobject_types_test.go TestCheckReplicaCountBoundsAreValid
 @pytest.mark.parametrize(
     ("name", "minimum", "maximum", "idle", "error"),
-    [
-        ("Valid: min 1, max 5, no idle", 1, 5, None, None),
-        ("Valid: min 1, max 5, idle 0", 1, 5, 0, None),
-        (
-            "Invalid: min 2 > max 1",
-            2,
-            1,
-            None,
-            "MinReplicaCount=2 must be less than MaxReplicaCount=1",
-        ),
-        (
-            "Invalid: idle 1 == min 1",
-            1,
-            5,
-            1,
-            "IdleReplicaCount=1 must be less than MinReplicaCount=1",
-        ),
-        (
-            "Invalid: idle 2 > min 1",
-            1,
-            5,
-            2,
-            "IdleReplicaCount=2 must be less than MinReplicaCount=1",
-        ),
-        # scaledobject_controller_test.go: "doesn't allow IdleReplicaCount > MinReplicaCount"
-        (
-            "doesn't allow IdleReplicaCount > MinReplicaCount",
-            5,
-            None,
-            10,
-            "IdleReplicaCount=10 must be less than MinReplicaCount=5",
-        ),
-        (
-            "doesn't allow IdleReplicaCount > MaxReplicaCount, when "
-            "MinReplicaCount is not explicitly defined",
-            None,
-            5,
-            10,
-            "IdleReplicaCount=10 must be less than MinReplicaCount=0",
-        ),
-        ("quirk: a set minReplicaCount 0 counts as 1, so idle 0 passes", 0, 5, 0, None),
-        (
+    upstream_params(
+        [
+            ("Valid: min 1, max 5, no idle", 1, 5, None, None),
+            ("Valid: min 1, max 5, idle 0", 1, 5, 0, None),
+            (
+                "Invalid: min 2 > max 1",
+                2,
+                1,
+                None,
+                "MinReplicaCount=2 must be less than MaxReplicaCount=1",
+            ),
+            (
+                "Invalid: idle 1 == min 1",
+                1,
+                5,
+                1,
+                "IdleReplicaCount=1 must be less than MinReplicaCount=1",
+            ),
+            (
+                "Invalid: idle 2 > min 1",
+                1,
+                5,
+                2,
+                "IdleReplicaCount=2 must be less than MinReplicaCount=1",
+            ),
+            # scaledobject_controller_test.go: "doesn't allow IdleReplicaCount > MinReplicaCount"
+            (
+                "doesn't allow IdleReplicaCount > MinReplicaCount",
+                5,
+                None,
+                10,
+                "IdleReplicaCount=10 must be less than MinReplicaCount=5",
+            ),
+            (
+                "doesn't allow IdleReplicaCount > MaxReplicaCount, when "
+                "MinReplicaCount is not explicitly defined",
+                None,
+                5,
+                10,
+                "IdleReplicaCount=10 must be less than MinReplicaCount=0",
+            ),
+            ("quirk: a set minReplicaCount 0 counts as 1, so idle 0 passes", 0, 5, 0, None),
+            (
+                "quirk: an unset minReplicaCount counts as 0, so idle 0 fails",
+                None,
+                5,
+                0,
+                "IdleReplicaCount=0 must be less than MinReplicaCount=0",
+            ),
+        ],
+        KEDA_TYPES_TEST,
+        "TestCheckReplicaCountBoundsAreValid",
+        own={
+            "quirk: a set minReplicaCount 0 counts as 1, so idle 0 passes",
             "quirk: an unset minReplicaCount counts as 0, so idle 0 fails",
-            None,
-            5,
-            0,
-            "IdleReplicaCount=0 must be less than MinReplicaCount=0",
-        ),
-    ],
+        },
+        elsewhere={
+            "doesn't allow IdleReplicaCount > MinReplicaCount": (KEDA_CONTROLLER_TEST, "It"),
+            (
+                "doesn't allow IdleReplicaCount > MaxReplicaCount, "
+                "when MinReplicaCount is not explicitly defined"
+            ): (KEDA_CONTROLLER_TEST, "It"),
+        },
+    ),
 )
 def test_TestCheckReplicaCountBoundsAreValid(
     name: str, minimum: int | None, maximum: int | None, idle: int | None, error: str | None
@@ -204,6 +228,7 @@ FALLBACK_CASES = [
 ]
 
 
+@pytest.mark.upstream(KEDA_TYPES_TEST, test="TestCheckFallbackValid")
 @pytest.mark.parametrize("case", FALLBACK_CASES, ids=[c[0] for c in FALLBACK_CASES])
 def test_TestCheckFallbackValid(case: tuple[Any, ...]) -> None:
     _, fallback, triggers, advanced, error = case
@@ -216,6 +241,7 @@ def test_TestCheckFallbackValid(case: tuple[Any, ...]) -> None:
 
 
 # scaletriggers_types_test.go TestValidateTriggers
+@pytest.mark.upstream(KEDA_TRIGGERS_TEST, test="TestValidateTriggers")
 @pytest.mark.parametrize(
     ("name", "triggers", "error"),
     [
@@ -375,6 +401,7 @@ WARNINGS = [
 ]
 
 
+@pytest.mark.upstream(KEDA_WEBHOOK_TEST, test="It")
 @pytest.mark.parametrize("case", WARNINGS, ids=[c[0] for c in WARNINGS])
 def test_webhook_warnings(case: tuple[Any, ...]) -> None:
     _, fields, expected = case
@@ -396,48 +423,59 @@ def test_min_zero_gets_no_warnings() -> None:
 
 @pytest.mark.parametrize(
     ("name", "fields", "problem"),
-    [
-        (
-            "shouldn't validate the so creation when the replica counts are wrong",
-            {"minReplicaCount": 10, "maxReplicaCount": 5},
-            "minReplicaCount must be less than or equal to maxReplicaCount",
-        ),
-        (
-            "shouldn't validate the so creation when the fallback is wrong",
-            {"fallback": {"failureThreshold": -1, "replicas": -3}},
-            "must be at least 0",
-        ),
-        ("should validate empty triggers in ScaledObject", {"triggers": []}, "at least 1 item"),
-        (
-            "shouldn't validate so creation with cpu scaler "
-            "requirements not being met for scaling to 0",
-            {
-                "minReplicaCount": 0,
-                "idleReplicaCount": None,
-                "triggers": [
-                    {"type": "cpu", "metricType": "Utilization", "metadata": {"value": "10"}}
-                ],
-            },
-            "only cpu/memory triggers AND minReplica is 0",
-        ),
-        (
-            "shouldn't validate the so creation when the fallback is "
-            "configured and only cpu/memory triggers are used.",
-            {
-                "triggers": [
-                    {"type": "cpu", "metricType": "AverageValue", "metadata": {"value": "10"}},
-                    {"type": "memory", "metricType": "AverageValue", "metadata": {"value": "10"}},
-                ],
-                "fallback": {"failureThreshold": 3, "replicas": 6},
-            },
-            "type for the fallback to be enabled",
-        ),
-        (
-            "doesn't allow non-unique triggerName in ScaledObject",
-            {"triggers": [{**CRON, "name": "t"}, {**CRON, "name": "t"}]},
-            "defined multiple times",
-        ),
-    ],
+    upstream_params(
+        [
+            (
+                "shouldn't validate the so creation when the replica counts are wrong",
+                {"minReplicaCount": 10, "maxReplicaCount": 5},
+                "minReplicaCount must be less than or equal to maxReplicaCount",
+            ),
+            (
+                "shouldn't validate the so creation when the fallback is wrong",
+                {"fallback": {"failureThreshold": -1, "replicas": -3}},
+                "must be at least 0",
+            ),
+            ("should validate empty triggers in ScaledObject", {"triggers": []}, "at least 1 item"),
+            (
+                "shouldn't validate so creation with cpu scaler "
+                "requirements not being met for scaling to 0",
+                {
+                    "minReplicaCount": 0,
+                    "idleReplicaCount": None,
+                    "triggers": [
+                        {"type": "cpu", "metricType": "Utilization", "metadata": {"value": "10"}}
+                    ],
+                },
+                "only cpu/memory triggers AND minReplica is 0",
+            ),
+            (
+                "shouldn't validate the so creation when the fallback is "
+                "configured and only cpu/memory triggers are used.",
+                {
+                    "triggers": [
+                        {"type": "cpu", "metricType": "AverageValue", "metadata": {"value": "10"}},
+                        {
+                            "type": "memory",
+                            "metricType": "AverageValue",
+                            "metadata": {"value": "10"},
+                        },
+                    ],
+                    "fallback": {"failureThreshold": 3, "replicas": 6},
+                },
+                "type for the fallback to be enabled",
+            ),
+            (
+                "doesn't allow non-unique triggerName in ScaledObject",
+                {"triggers": [{**CRON, "name": "t"}, {**CRON, "name": "t"}]},
+                "defined multiple times",
+            ),
+        ],
+        KEDA_WEBHOOK_TEST,
+        "It",
+        elsewhere={
+            "doesn't allow non-unique triggerName in ScaledObject": (KEDA_CONTROLLER_TEST, "It")
+        },
+    ),
 )
 def test_webhook_rejections(name: str, fields: dict[str, Any], problem: str) -> None:
     with pytest.raises(ScaledObjectError) as caught:
@@ -445,6 +483,11 @@ def test_webhook_rejections(name: str, fields: dict[str, Any], problem: str) -> 
     assert problem in caught.value.message
 
 
+@pytest.mark.upstream(
+    KEDA_WEBHOOK_TEST,
+    test="It",
+    case="should validate so creation when min replicas is > 0 with only cpu scaler given",
+)
 def test_should_validate_so_creation_when_min_replicas_is_gt_0_with_only_cpu_scaler_given() -> None:
     spec = webhook_spec(
         minReplicaCount=1,
@@ -454,6 +497,7 @@ def test_should_validate_so_creation_when_min_replicas_is_gt_0_with_only_cpu_sca
     validate_scaled_object(spec, name="test-so")
 
 
+@pytest.mark.upstream(KEDA_WEBHOOK_TEST, test="It")
 @pytest.mark.parametrize(
     ("name", "so_name", "hpa_override", "admitted"),
     [
@@ -656,6 +700,7 @@ PROM = {
 }
 
 
+@pytest.mark.upstream(KEDA_CONTROLLER_TEST, test="It", case="should pass metric name validation")
 def test_should_pass_metric_name_validation() -> None:
     """scaledobject_controller_test.go: three prometheus triggers give s0/s1/s2-prometheus."""
     spec = {"scaleTargetRef": {"name": "app"}, "triggers": [PROM, PROM, PROM]}
@@ -667,6 +712,14 @@ def test_should_pass_metric_name_validation() -> None:
     )
 
 
+@pytest.mark.upstream(
+    KEDA_CONTROLLER_TEST,
+    test="It",
+    case=(
+        "deploys ScaledObject and creates HPA, when "
+        "IdleReplicaCount, MinReplicaCount and MaxReplicaCount is defined"
+    ),
+)
 def test_deploys_ScaledObject_and_creates_HPA_when_IdleReplicaCount_MinReplicaCount_and_MaxReplicaCount_is_defined() -> None:  # noqa: E501  # fmt: skip
     spec = {
         "scaleTargetRef": {"name": "app"},
@@ -679,6 +732,14 @@ def test_deploys_ScaledObject_and_creates_HPA_when_IdleReplicaCount_MinReplicaCo
     assert (hpa.min_replicas, hpa.max_replicas, hpa.name) == (5, 10, "keda-hpa-so")
 
 
+@pytest.mark.upstream(
+    KEDA_CONTROLLER_TEST,
+    test="It",
+    case=(
+        "deploys ScaledObject and creates HPA with scale down "
+        "select policy disabled when pause scale-in annotation set"
+    ),
+)
 def test_deploys_ScaledObject_and_creates_HPA_with_scale_down_select_policy_disabled_when_pause_scale_in_annotation_set() -> None:  # noqa: E501  # fmt: skip
     spec = {"scaleTargetRef": {"name": "app"}, "triggers": [PROM]}
     hpa = generated_hpa(

@@ -1,4 +1,5 @@
-"""Go float semantics (math.Pow, division, strconv.ParseFloat) and RE2 regexes on Python."""
+"""Go float semantics as the engine uses them (math.Pow, division and strconv.ParseFloat
+from ``gpuscale._gomath``, math.Mod) and RE2 regexes on Python."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import math
 
 import pytest
 
-from gpuscale.promql._gofloat import go_div, go_mod, go_pow, parse_go_float
+from gpuscale._gomath import GoSyntaxError, go_div, go_pow, parse_go_float
+from gpuscale.promql._gofloat import go_mod
 from gpuscale.promql._regex import compile_go_regex, go_expand
 
 INF = math.inf
@@ -78,7 +80,9 @@ def test_mod(a: float, b: float, want: float) -> None:
         (".5", 0.5),
         ("1e3", 1000.0),
         ("0x1p-2", 0.25),
-        ("1_0", None),
+        ("1_0", 10.0),  # Go accepts underscores between digits (strconv underscoreOK)
+        ("1__0", None),
+        ("0XE1p-3", 28.125),  # an E among hexadecimal digits is a digit, not an exponent
         (" 1", None),
         ("-nan", None),
         ("1e400", None),
@@ -86,12 +90,11 @@ def test_mod(a: float, b: float, want: float) -> None:
     ],
 )
 def test_parse_float_as_strconv(text: str, want: float | None) -> None:
-    got = parse_go_float(text)
     if want is None:
-        assert got is None
+        with pytest.raises(GoSyntaxError):
+            parse_go_float(text)
     else:
-        assert got is not None
-        assert _same(got, want)
+        assert _same(parse_go_float(text), want)
 
 
 @pytest.mark.parametrize(

@@ -152,10 +152,10 @@ def test_default_subquery_step(version: str, steps_at_30s: float) -> None:
     ],
 )
 def test_fast_avg_over_time_is_upstreams(values: list[float]) -> None:
-    """The inlined 3.x avg_over_time loop gives what the step-by-step port gives."""
-    from gpuscale.promql._functions import _avg_over_time_v3, _avg_over_time_v3_exact
+    """The fast path of the 3.x mean (avg, avg_over_time) gives what the step-by-step
+    port gives."""
+    from gpuscale.promql._kahan import kahan_mean_v3, kahan_mean_v3_steps
 
-    ts = list(range(len(values)))
-    fast = _avg_over_time_v3(ts, values, 0, len(values))
-    exact = _avg_over_time_v3_exact(ts, values, 0, len(values))
+    fast = kahan_mean_v3(values, 0, len(values))
+    exact = kahan_mean_v3_steps(values, 0, len(values))
     assert fast == exact or (math.isnan(fast or 0.0) and math.isnan(exact or 0.0))

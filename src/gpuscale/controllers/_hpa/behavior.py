@@ -20,13 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from gpuscale.controllers._hpa.gonum import (
-    INT32_MAX,
-    INT32_MIN,
-    go_ceil,
-    go_float_to_int32,
-    wrap_int32,
-)
+from gpuscale._gomath import go_ceil
+from gpuscale.controllers._hpa.gonum import INT32_MAX, INT32_MIN, go_float_to_int32, wrap_int32
 from gpuscale.controllers._hpa.spec import (
     DEFAULT_DOWNSCALE_STABILIZATION_SECONDS,
     Behavior,

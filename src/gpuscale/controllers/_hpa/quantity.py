@@ -34,13 +34,8 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from gpuscale.controllers._hpa.gonum import (
-    INT64_MAX,
-    INT64_MIN,
-    go_pow10,
-    go_trunc_div,
-    saturate_int64,
-)
+from gpuscale._gomath import INT64_MAX, INT64_MIN, go_trunc_div
+from gpuscale.controllers._hpa.gonum import go_pow10, saturate_int64
 from gpuscale.errors import InputError
 
 __all__ = ["QuantityLike", "approximate_float64", "milli_value", "parse_quantity_amount"]

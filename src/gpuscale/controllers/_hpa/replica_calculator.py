@@ -4,7 +4,7 @@ Each function takes what the controller would have fetched (metric samples, pod 
 instead of fetching it, and returns what upstream returns: a replica proposal and the
 usage it reports in the HPA status. All arithmetic is upstream's: samples and targets in
 int64 milli-units (``metrics/client.go`` reads every sample with ``MilliValue()``), ratios
-in float64, counts converted back to int32 (see ``gonum``).
+in float64, counts converted back to int32 (see ``gonum`` and ``gpuscale._gomath``).
 
 When upstream returns an error (no samples, no pods), these functions raise
 :class:`ReplicaCalculationError` with upstream's message; the controller counts that
@@ -21,16 +21,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpuscale.controllers._hpa.gonum import (
-    INT32_MAX,
+from gpuscale._gomath import (
     INT64_MAX,
     go_ceil,
     go_div,
-    go_float_to_int32,
     go_float_to_int64,
     go_trunc_div,
     wrap_int64,
 )
+from gpuscale.controllers._hpa.gonum import INT32_MAX, go_float_to_int32
 from gpuscale.controllers._hpa.quantity import QuantityLike, milli_value
 from gpuscale.controllers._hpa.spec import DEFAULT_TOLERANCES, MetricTarget, Tolerance
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gpuscale.controllers._keda.goparse import GoSyntaxError, parse_go_bool, parse_go_int
+from gpuscale._gomath import GoSyntaxError
+from gpuscale.controllers._keda.goparse import parse_go_bool, parse_go_int
 
 __all__ = [
     "DEFAULT_COOLDOWN_PERIOD",

@@ -35,17 +35,21 @@ import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
-from gpuscale.controllers._keda.errors import FormulaError
-from gpuscale.controllers._keda.goparse import (
+from gpuscale._gomath import (
     INT64_MAX,
-    INT64_MIN,
     GoSyntaxError,
-    go_float64_to_int64,
+    format_go_float,
+    go_ceil,
+    go_div,
+    go_float_to_int64,
+    go_floor,
+    go_pow,
     parse_go_float,
-    parse_go_int,
+    wrap_int64,
 )
+from gpuscale.controllers._keda.errors import FormulaError
+from gpuscale.controllers._keda.goparse import GO_SPACE, parse_go_int
 
 __all__ = ["Program", "compile_formula", "evaluate"]
 
@@ -53,10 +57,6 @@ Value = object  # None (nil) | bool | int (Go int) | float | str | list | dict
 
 # --- lexer ---------------------------------------------------------------------------------
 
-_SPACE = frozenset(
-    "\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 _KEYWORD_OPERATORS = frozenset(
     ["in", "or", "and", "matches", "contains", "startsWith", "endsWith", "let", "if", "else"]
 )
@@ -98,7 +98,7 @@ class _Lexer:
     def tokens(self) -> Iterator[Token]:
         src = self.source
         while True:
-            while self.pos < len(src) and src[self.pos] in _SPACE:
+            while self.pos < len(src) and src[self.pos] in GO_SPACE:
                 self.pos += 1
             if self.pos >= len(src):
                 yield Token("EOF", "", max(len(src) - 1, 0))
@@ -181,7 +181,7 @@ class _Lexer:
 
     def _after_not(self) -> Iterator[Token]:
         src = self.source
-        while self.pos < len(src) and src[self.pos] in _SPACE:
+        while self.pos < len(src) and src[self.pos] in GO_SPACE:
             self.pos += 1
         start = self.pos
         end = start
@@ -1402,167 +1402,6 @@ def _is_number(value: Value) -> bool:
     return _is_int(value) or isinstance(value, float)
 
 
-def _wrap(value: int) -> int:
-    return (value - INT64_MIN) % (1 << 64) + INT64_MIN
-
-
-def _fma(a: float, b: float, c: float) -> float:
-    """A fused multiply-add (one rounding), exact through rationals."""
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
-
-
-_EXP_TAYLOR = (
-    2.4801587301587301587e-5,
-    1.9841269841269841270e-4,
-    1.3888888888888888889e-3,
-    8.3333333333333333333e-3,
-    4.1666666666666666667e-2,
-    1.6666666666666666667e-1,
-    0.5,
-    1.0,
-)
-
-
-def go_exp(x: float) -> float:
-    """Go's ``math.Exp`` on amd64 (math/exp_amd64.s, the AVX/FMA path that x86 CPUs of
-    the last decade take): range reduction by ln 2, a Taylor series on x/16, four
-    doublings, then the power of two."""
-    if math.isnan(x) or x == math.inf:
-        return x
-    if x == -math.inf:
-        return 0.0
-    if x > 7.09782712893384e02:
-        return math.inf
-    scaled = 1.4426950408889634073599246810018920 * x
-    k = round(scaled) if abs(scaled) < 2.0**31 else -(2**31)
-    kf = float(k)
-    r = _fma(-kf, 0.69314718055966295651160180568695068359375, x)
-    r = _fma(-kf, 0.28235290563031577122588448175013436025525412068e-12, r)
-    r *= 0.0625
-    poly = _EXP_TAYLOR[0]
-    for coefficient in _EXP_TAYLOR[1:]:
-        poly = _fma(poly, r, coefficient)
-    r *= poly
-    for _ in range(3):
-        r *= r + 2.0
-    r = _fma(r, r + 2.0, 1.0)
-    biased = k + 0x3FF
-    if biased <= 0:
-        if biased < -52:
-            return 0.0
-        return r * 2.0 ** (biased + 0x3FE - 1023) * 2.0**-1022
-    if biased >= 0x7FF:
-        return math.inf
-    return r * 2.0 ** (biased - 1023)
-
-
-def go_log(x: float) -> float:
-    """Go's ``math.Log`` (math/log.go; the amd64 assembly computes the same steps)."""
-    if math.isnan(x) or x == math.inf:
-        return x
-    if x < 0:
-        return math.nan
-    if x == 0:
-        return -math.inf
-    f1, ki = math.frexp(x)
-    if f1 < math.sqrt(2) / 2:
-        f1 *= 2
-        ki -= 1
-    f = f1 - 1
-    k = float(ki)
-    s = f / (2 + f)
-    s2 = s * s
-    s4 = s2 * s2
-    t1 = s2 * (
-        6.666666666666735130e-01
-        + s4
-        * (
-            2.857142874366239149e-01
-            + s4 * (1.818357216161805012e-01 + s4 * 1.479819860511658591e-01)
-        )
-    )
-    t2 = s4 * (
-        3.999999999940941908e-01 + s4 * (2.222219843214978396e-01 + s4 * 1.531383769920937332e-01)
-    )
-    big_r = t1 + t2
-    hfsq = 0.5 * f * f
-    return k * 6.93147180369123816490e-01 - (
-        (hfsq - (s * (hfsq + big_r) + k * 1.90821492927058770002e-10)) - f
-    )
-
-
-def _is_odd_int(value: float) -> bool:
-    if abs(value) >= 1 << 53:
-        return False
-    whole, fraction = math.modf(value)[1], math.modf(value)[0]
-    return fraction == 0 and int(whole) % 2 == 1
-
-
-def go_pow(x: float, y: float) -> float:
-    """Go's ``math.Pow`` (math/pow.go): special cases first, then ``x**yf`` through
-    ``Exp(yf*Log(x))`` and ``x**yi`` by repeated squaring on the frexp mantissa, so that
-    integer powers round exactly as Go's do (not as the C library's ``pow``)."""
-    if y == 0 or x == 1:
-        return 1.0
-    if y == 1:
-        return x
-    if math.isnan(x) or math.isnan(y):
-        return math.nan
-    if x == 0:
-        negative_zero = math.copysign(1.0, x) < 0
-        if y < 0:
-            return -math.inf if negative_zero and _is_odd_int(y) else math.inf
-        return x if negative_zero and _is_odd_int(y) else 0.0
-    if math.isinf(y):
-        if x == -1:
-            return 1.0
-        return 0.0 if (abs(x) < 1) == (y > 0) else math.inf
-    if math.isinf(x):
-        if x < 0:
-            return go_pow(1 / x, -y)
-        return 0.0 if y < 0 else math.inf
-    if y == 0.5:
-        return math.sqrt(x) if x >= 0 else math.nan
-    if y == -0.5:
-        return 1 / math.sqrt(x) if x >= 0 else math.nan
-    fraction, whole = math.modf(abs(y))
-    if fraction != 0 and x < 0:
-        return math.nan
-    if whole >= 2.0**63:
-        if x == -1:
-            return 1.0
-        return 0.0 if (abs(x) < 1) == (y > 0) else math.inf
-    a1, ae = 1.0, 0
-    yi = int(whole)
-    if fraction != 0:
-        if fraction > 0.5:
-            fraction -= 1
-            yi += 1
-        a1 = go_exp(fraction * go_log(x))
-    x1, xe = math.frexp(x)
-    i = yi
-    while i != 0:
-        if xe < -(1 << 12) or xe > (1 << 12):
-            ae += xe
-            break
-        if i & 1 == 1:
-            a1 *= x1
-            ae += xe
-        x1 *= x1
-        xe <<= 1
-        if x1 < 0.5:
-            x1 += x1
-            xe -= 1
-        i >>= 1
-    if y < 0:
-        a1 = 1 / a1
-        ae = -ae
-    try:
-        return math.ldexp(a1, ae)
-    except OverflowError:
-        return math.copysign(math.inf, a1)
-
-
 def _go_round(value: float) -> float:
     """``math.Round``: half away from zero."""
     if math.isinf(value) or math.isnan(value):
@@ -1573,38 +1412,6 @@ def _go_round(value: float) -> float:
     return math.copysign(whole, value) if whole == 0 else whole
 
 
-def go_format_float(value: float) -> str:
-    """``fmt.Sprintf("%v", float64)``: shortest digits, exponent form outside [1e-4, 1e21)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    digits, exponent = _shortest_digits(abs(value))
-    sign = "-" if value < 0 else ""
-    point = exponent + 1
-    if exponent < -4 or exponent >= 21:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return f"{sign}{digits}{'0' * (point - len(digits))}"
-    return f"{sign}{digits[:point]}.{digits[point:]}"
-
-
-def _shortest_digits(value: float) -> tuple[str, int]:
-    text = f"{value!r}"
-    mantissa, _, exp_text = text.partition("e")
-    exponent = int(exp_text) if exp_text else 0
-    whole, _, fraction = mantissa.partition(".")
-    digits = (whole + fraction).lstrip("0")
-    leading_zeros = len(whole + fraction) - len((whole + fraction).lstrip("0"))
-    exponent += len(whole) - 1 - leading_zeros
-    return digits.rstrip("0") or "0", exponent
-
-
 def _to_string(value: Value) -> str:
     if value is None:
         return "<nil>"
@@ -1613,7 +1420,7 @@ def _to_string(value: Value) -> str:
     if _is_int(value):
         return str(value)
     if isinstance(value, float):
-        return go_format_float(value)
+        return format_go_float(value, "g")
     if isinstance(value, str):
         return value
     if isinstance(value, list):
@@ -1699,7 +1506,7 @@ class _Evaluator:
             return not value
         if node.operator == "-":
             if _is_int(value):
-                return _wrap(-value)  # type: ignore[operator]
+                return wrap_int64(-value)  # type: ignore[operator]
             if isinstance(value, float):
                 return -value
             raise self.error(node, f"invalid operation: - {_type_name(value)}")
@@ -1749,7 +1556,7 @@ class _Evaluator:
         if op in ("+", "-", "*"):
             if both_int:
                 result = {"+": left + right, "-": left - right, "*": left * right}[op]  # type: ignore[operator]
-                return _wrap(result)
+                return wrap_int64(result)
             if numbers:
                 a, b = float(left), float(right)  # type: ignore[arg-type]
                 return {"+": a + b, "-": a - b, "*": a * b}[op]
@@ -1759,7 +1566,7 @@ class _Evaluator:
         if op == "/":
             if not numbers:
                 raise self.mismatch(node, op, left, right)
-            return _go_divide(float(left), float(right))  # type: ignore[arg-type]
+            return go_div(float(left), float(right))  # type: ignore[arg-type]
         if op == "%":
             if not both_int:
                 raise self.mismatch(node, op, left, right)
@@ -1818,7 +1625,7 @@ class _Evaluator:
         if isinstance(target, list):
             if not _is_number(key):
                 raise self.error(node, f"cannot use {_type_name(key)} as array index")
-            index = _as_int(key) if _is_int(key) else go_float64_to_int64(_as_float(key))
+            index = _as_int(key) if _is_int(key) else go_float_to_int64(_as_float(key))
             if index < 0:
                 index += len(target)
             if not 0 <= index < len(target):
@@ -1854,7 +1661,7 @@ class _Evaluator:
         if _is_int(value):
             return value  # type: ignore[return-value]
         if isinstance(value, float):
-            return go_float64_to_int64(value)
+            return go_float_to_int64(value)
         raise self.error(node, f"invalid operation: int({_type_name(value)})")
 
     def eval_let(self, node: Let) -> Value:
@@ -1951,15 +1758,6 @@ class _Evaluator:
         return acc
 
 
-def _go_divide(left: float, right: float) -> float:
-    if right == 0:
-        if left == 0 or math.isnan(left):
-            return math.nan
-        negative = (left < 0) != (math.copysign(1.0, right) < 0)
-        return -math.inf if negative else math.inf
-    return left / right
-
-
 def _go_mod(left: int, right: int) -> int:
     remainder = abs(left) % abs(right)
     return -remainder if left < 0 else remainder
@@ -1991,7 +1789,7 @@ def _call_builtin(evaluator: _Evaluator, node: Node, name: str, args: list[Value
         raise evaluator.error(node, f"invalid argument for len (type {_type_name(arg)})")
     if name == "abs":
         if _is_int(arg):
-            return _wrap(abs(arg))  # type: ignore[arg-type]
+            return wrap_int64(abs(arg))  # type: ignore[arg-type]
         if isinstance(arg, float):
             return abs(arg)
         raise evaluator.error(node, f"invalid argument for abs (type {_type_name(arg)})")
@@ -2000,17 +1798,14 @@ def _call_builtin(evaluator: _Evaluator, node: Node, name: str, args: list[Value
             return float(arg)  # type: ignore[arg-type]
         if not isinstance(arg, float):
             raise evaluator.error(node, f"invalid argument for {name} (type {_type_name(arg)})")
-        if math.isinf(arg) or math.isnan(arg):
-            return arg
         if name == "round":
             return _go_round(arg)
-        result = float(math.ceil(arg) if name == "ceil" else math.floor(arg))
-        return math.copysign(result, arg) if result == 0 else result
+        return go_ceil(arg) if name == "ceil" else go_floor(arg)
     if name == "int":
         if _is_int(arg):
             return arg
         if isinstance(arg, float):
-            return go_float64_to_int64(arg)
+            return go_float_to_int64(arg)
         if isinstance(arg, str):
             try:
                 return parse_go_int(arg)

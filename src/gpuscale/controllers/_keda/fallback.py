@@ -13,13 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpuscale._gomath import GoSyntaxError, go_float_to_int64, parse_go_float
 from gpuscale.controllers._keda.errors import FallbackError
-from gpuscale.controllers._keda.goparse import (
-    GoSyntaxError,
-    go_float64_to_int64,
-    parse_go_float,
-    parse_go_int,
-)
+from gpuscale.controllers._keda.goparse import parse_go_int
 from gpuscale.controllers._keda.modifiers import COMPOSITE_METRIC_NAME
 
 __all__ = [
@@ -166,7 +162,7 @@ def fallback_metric(
         metric_name = COMPOSITE_METRIC_NAME
     else:
         normalisation = target if target_type in ("AverageValue", "Value") else 0.0
-    milli = go_float64_to_int64(normalisation * 1000 * replicas)
+    milli = go_float_to_int64(normalisation * 1000 * replicas)
     return FallbackResult(milli / 1000, metric_name, new_health, fallback_active=True)
 
 

@@ -4,9 +4,12 @@ KEDA reads trigger metadata, annotations and Prometheus answers with Go's ``strc
 ``time`` and ``encoding/json``. Python's own parsers accept different things (``float``
 takes ``" 1"``, ``"infinity"`` with a sign, ``"1_0"`` anywhere; ``json`` takes ``NaN``), so
 the model would admit or reject inputs KEDA does not. Each function here names the Go
-function it follows (Go 1.19+ standard library; unchanged in the Go 1.26 KEDA builds with
-for these entry points). The golden table ``tests/unit/controllers/data/keda_go_oracle.json``
-was produced by the real Go functions and pins these ports.
+function it follows, as the Go 1.19 standard library has it; the functions KEDA calls behave
+the same in Go 1.26, which KEDA 8b4f083 builds with (go.mod). ``strconv.ParseFloat`` and the
+float-to-int64 conversion are shared with the other models and live in ``gpuscale._gomath``;
+this module holds the parsers only KEDA uses. The golden table
+``tests/unit/controllers/data/keda_go_oracle.json`` was produced by the real Go functions
+and pins these ports.
 """
 
 from __future__ import annotations
@@ -14,37 +17,30 @@ from __future__ import annotations
 import math
 import re
 
+from gpuscale._gomath import INT64_MAX, GoSyntaxError
+
 __all__ = [
-    "GoSyntaxError",
-    "go_float64_to_int64",
+    "GO_SPACE",
     "go_json_float",
     "go_trim_space",
     "parse_go_bool",
     "parse_go_duration",
-    "parse_go_float",
     "parse_go_int",
 ]
 
-INT64_MIN = -(1 << 63)
-INT64_MAX = (1 << 63) - 1
-
-# unicode.IsSpace: the Latin-1 spaces plus the White_Space property above Latin-1.
-_GO_SPACE = frozenset(
+GO_SPACE = frozenset(
     "\t\n\v\f\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-
-
-class GoSyntaxError(ValueError):
-    """The text is not something the Go parser accepts (syntax or range)."""
+"""What ``unicode.IsSpace`` reports: the Latin-1 spaces and the White_Space property above."""
 
 
 def go_trim_space(text: str) -> str:
     """``strings.TrimSpace``: strips the characters ``unicode.IsSpace`` reports."""
     start, end = 0, len(text)
-    while start < end and text[start] in _GO_SPACE:
+    while start < end and text[start] in GO_SPACE:
         start += 1
-    while end > start and text[end - 1] in _GO_SPACE:
+    while end > start and text[end - 1] in GO_SPACE:
         end -= 1
     return text[start:end]
 
@@ -67,71 +63,6 @@ def parse_go_int(text: str, bits: int = 64) -> int:
     low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     if not low <= value <= high:
         raise GoSyntaxError(f'strconv.ParseInt: parsing "{text}": value out of range')
-    return value
-
-
-def _underscore_ok(text: str) -> bool:
-    """strconv's underscoreOK: ``_`` only between digits, or between a base prefix and a digit."""
-    saw = "^"
-    i = 0
-    if text[:1] in ("+", "-"):
-        text = text[1:]
-    hexadecimal = False
-    if len(text) >= 2 and text[0] == "0" and text[1].lower() in "box":
-        i = 2
-        saw = "0"
-        hexadecimal = text[1].lower() == "x"
-    while i < len(text):
-        char = text[i]
-        if (char.isdigit() and char.isascii()) or (hexadecimal and char.lower() in "abcdef"):
-            saw = "0"
-        elif char == "_":
-            if saw != "0":
-                return False
-            saw = "_"
-        else:
-            if saw == "_":
-                return False
-            saw = "!"
-        i += 1
-    return saw != "_"
-
-
-_DECIMAL_FLOAT = re.compile(r"[+-]?(?:[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9_]+)?")
-_HEX_FLOAT = re.compile(
-    r"[+-]?0[xX](?:[0-9a-fA-F_]+\.?[0-9a-fA-F_]*|\.[0-9a-fA-F_]+)[pP][+-]?[0-9_]+"
-)
-
-
-def parse_go_float(text: str) -> float:
-    """``strconv.ParseFloat(text, 64)``.
-
-    Accepts decimal and hexadecimal (``0x1p-2``, exponent required) literals with Go's
-    underscore rule, and ``inf``/``infinity`` (optionally signed) and ``nan`` in any case.
-    A finite literal beyond float64 is an error (Go returns ``ErrRange``); an underflow
-    rounds to zero without error. No surrounding spaces are allowed.
-    """
-    lowered = text.lower()
-    unsigned = lowered[1:] if lowered[:1] in ("+", "-") else lowered
-    if unsigned in ("inf", "infinity"):
-        return -math.inf if lowered.startswith("-") else math.inf
-    if lowered == "nan":
-        return math.nan
-    is_hex = bool(_HEX_FLOAT.fullmatch(text))
-    if not is_hex and not _DECIMAL_FLOAT.fullmatch(text):
-        raise GoSyntaxError(f'strconv.ParseFloat: parsing "{text}": invalid syntax')
-    if "_" in text and not _underscore_ok(text):
-        raise GoSyntaxError(f'strconv.ParseFloat: parsing "{text}": invalid syntax')
-    digits = text.replace("_", "")
-    mantissa = re.sub(r"[eEpP].*", "", digits.lstrip("+-"))
-    if not re.search(r"[0-9a-fA-F]", mantissa[2:] if is_hex else mantissa):
-        raise GoSyntaxError(f'strconv.ParseFloat: parsing "{text}": invalid syntax')
-    try:
-        value = float.fromhex(digits) if is_hex else float(digits)
-    except OverflowError:
-        value = math.inf
-    if math.isinf(value):
-        raise GoSyntaxError(f'strconv.ParseFloat: parsing "{text}": value out of range')
     return value
 
 
@@ -246,11 +177,3 @@ def _leading_fraction(digits: str) -> tuple[int, float]:
         value = candidate
         scale *= 10
     return value, scale
-
-
-def go_float64_to_int64(value: float) -> int:
-    """Go's ``int64(f)`` on amd64: truncation toward zero; NaN and out-of-range values give
-    the "integer indefinite" value, the minimum int64 (CVTTSD2SQ)."""
-    if math.isnan(value) or not -9.223372036854775808e18 <= value < 9.223372036854775808e18:
-        return INT64_MIN
-    return int(value)

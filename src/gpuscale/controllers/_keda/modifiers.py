@@ -16,12 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from gpuscale._gomath import GoSyntaxError, go_float_to_int64, parse_go_float
 from gpuscale.controllers._keda.errors import FormulaError, ScaledObjectError
-from gpuscale.controllers._keda.goparse import (
-    GoSyntaxError,
-    go_float64_to_int64,
-    parse_go_float,
-)
 
 if TYPE_CHECKING:
     from gpuscale.controllers._keda.expr import Program
@@ -258,4 +254,4 @@ def composite_metric_value(
             ) from None
         replicas = fallback.get("replicas")
         result = float(replicas if isinstance(replicas, int) else 0) * target_value
-    return go_float64_to_int64(result * 1000) / 1000
+    return go_float_to_int64(result * 1000) / 1000

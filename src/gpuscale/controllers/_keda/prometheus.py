@@ -21,18 +21,17 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from gpuscale._gomath import GoSyntaxError, parse_go_float
 from gpuscale.controllers._keda.errors import (
     PrometheusQueryError,
     PrometheusQueryPanicError,
     TriggerError,
 )
 from gpuscale.controllers._keda.goparse import (
-    GoSyntaxError,
     go_json_float,
     go_trim_space,
     parse_go_bool,
     parse_go_duration,
-    parse_go_float,
     parse_go_int,
 )
 
@@ -41,7 +40,6 @@ __all__ = [
     "PrometheusAuth",
     "PrometheusTrigger",
     "metric_quantity",
-    "metric_target",
     "metric_target_type",
     "metrics_and_activity",
     "parse_prometheus_response",
@@ -674,8 +672,3 @@ def metric_target_type(metric_type: str | None) -> str:
             "allowed values are 'Value' or 'AverageValue'"
         )
     return metric_type
-
-
-def metric_target(metric_type: str, threshold: float) -> tuple[str, float]:
-    """GetMetricTargetMili: the HPA target ``(type, value)`` for a threshold."""
-    return metric_type, metric_quantity(threshold)

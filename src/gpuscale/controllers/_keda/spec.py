@@ -22,6 +22,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from gpuscale._gomath import GoSyntaxError, go_float_to_int64, parse_go_float
 from gpuscale.controllers._keda.errors import ScaledObjectError, TriggerError
 from gpuscale.controllers._keda.executor import (
     DEFAULT_COOLDOWN_PERIOD,
@@ -31,12 +32,7 @@ from gpuscale.controllers._keda.executor import (
     bool_annotation,
 )
 from gpuscale.controllers._keda.fallback import FALLBACK_BEHAVIORS
-from gpuscale.controllers._keda.goparse import (
-    GoSyntaxError,
-    go_float64_to_int64,
-    parse_go_float,
-    parse_go_int,
-)
+from gpuscale.controllers._keda.goparse import parse_go_int
 from gpuscale.controllers._keda.modifiers import (
     COMPOSITE_METRIC_NAME,
     is_using_modifiers,
@@ -773,7 +769,7 @@ def generated_hpa(
                 "External",
                 COMPOSITE_METRIC_NAME,
                 metric_type,
-                go_float64_to_int64(target * 1000) / 1000,
+                go_float_to_int64(target * 1000) / 1000,
             )
             metrics = [m for m in metrics if m.source == "Resource"] + [composite]
     behavior = copy.deepcopy(dict(typed.hpa_behavior)) if typed.hpa_behavior is not None else None
