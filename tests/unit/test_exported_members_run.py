@@ -26,7 +26,6 @@ MODULES = [
     "gpuscale.live.kube",
     "gpuscale.live.load",
     "gpuscale.live.portforward",
-    "gpuscale.live.promquery",
     "gpuscale.live.watch",
     "gpuscale.live.watcher",
 ]

@@ -97,11 +97,10 @@ def verify_command(
     context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
 ) -> None:
     """Check every link of the scaling chain on the live cluster (read-only)."""
-    import httpx  # noqa: PLC0415 - see module doc
-
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.verifier import gather  # noqa: PLC0415 - see module doc
     from gpuscale.live.verify import checks_table, summary, verify_checks  # noqa: PLC0415
+    from gpuscale.live.watcher import open_prometheus  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
     if output not in ("text", "json"):
@@ -112,16 +111,15 @@ def verify_command(
     loaded, source = optional_profile(profile)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     kube = Kube(api, target)
-    with httpx.Client(timeout=15, trust_env=False) as http:
-        facts = gather(
-            kube,
-            manifest_set,
-            http=http,
-            profile=loaded,
-            namespace=namespace,
-            prometheus_url=prometheus,
-            pools=_pool_reader(loaded, source, token_file),
-        )
+    facts = gather(
+        kube,
+        manifest_set,
+        profile=loaded,
+        namespace=namespace,
+        prometheus_url=prometheus,
+        pools=_pool_reader(loaded, source, token_file),
+        open_client=lambda url: open_prometheus(url, timeout_s=15),
+    )
     checks = verify_checks(manifest_set, facts, namespace=namespace, prometheus_url=prometheus)
     failed = any(c.status == "fail" for c in checks)
     if output == "json":

@@ -85,8 +85,6 @@ def watch_command(
     context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
 ) -> None:
     """Watch replicas, pods, nodes, the ScaledObject, the HPA, the query and events."""
-    import httpx  # noqa: PLC0415 - see module doc
-
     from gpuscale.cli.load_cmd import _deployment_name  # noqa: PLC0415 - shared lookup
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.watch import pools_from_profile, render  # noqa: PLC0415
@@ -124,28 +122,27 @@ def watch_command(
                     },
                 ),
             )
-        with httpx.Client(timeout=10, trust_env=False) as http:
-            watcher = Watcher(kube, ns, name, http=http, prometheus=prometheus)
-            try:
-                if once or not tty:
-                    _plain(
-                        watcher, writer, prices, every,
-                        duration=duration, console=console, once=once, render=render,
+        watcher = Watcher(kube, ns, name, prometheus=prometheus)
+        try:
+            if once or not tty:
+                _plain(
+                    watcher, writer, prices, every,
+                    duration=duration, console=console, once=once, render=render,
+                )  # fmt: skip
+            else:
+                with Live(console=console, auto_refresh=False, transient=False) as live:
+
+                    def tick(snap: Snapshot, record: Record | None, state: WatchState) -> None:
+                        if record is not None and writer is not None:
+                            writer.write(record)
+                        live.update(render(snap, state), refresh=True)
+
+                    run_watch(
+                        watcher, clock=runtime.clock, sleep=runtime.sleep, interval=every,
+                        prices=prices, on_tick=tick, duration=duration,
                     )  # fmt: skip
-                else:
-                    with Live(console=console, auto_refresh=False, transient=False) as live:
-
-                        def tick(snap: Snapshot, record: Record | None, state: WatchState) -> None:
-                            if record is not None and writer is not None:
-                                writer.write(record)
-                            live.update(render(snap, state), refresh=True)
-
-                        run_watch(
-                            watcher, clock=runtime.clock, sleep=runtime.sleep, interval=every,
-                            prices=prices, on_tick=tick, duration=duration,
-                        )  # fmt: skip
-            finally:
-                watcher.close()
+        finally:
+            watcher.close()
     finally:
         if handle is not None:
             handle.close()
