@@ -26,6 +26,7 @@ __all__ = [
     "NamespaceOption",
     "OptionalProfile",
     "OutputOption",
+    "WorkloadNamespaceOption",
     "check_output",
     "profile_option",
     "setter_token",
@@ -57,7 +58,17 @@ NamespaceOption = Annotated[
         "--namespace",
         "-n",
         metavar="NS",
-        help="Namespace of objects that name none (default: the context's).",
+        help="Namespace of objects that name none (default: the kubeconfig context's).",
+        show_default=False,
+    ),
+]
+WorkloadNamespaceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--namespace",
+        "-n",
+        metavar="NS",
+        help="The Deployment's namespace (default: the kubeconfig context's).",
         show_default=False,
     ),
 ]

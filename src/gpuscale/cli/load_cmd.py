@@ -20,8 +20,8 @@ import typer
 from gpuscale.cli._options import (
     ContextOption,
     KubeconfigOption,
-    NamespaceOption,
     OutputOption,
+    WorkloadNamespaceOption,
     check_output,
     setter_token_option,
     warn_token_flag,
@@ -61,7 +61,7 @@ def load_command(
         str | None,
         typer.Option("--deployment", "-d", help="The Deployment (default: the only one)."),
     ] = None,
-    namespace: NamespaceOption = None,
+    namespace: WorkloadNamespaceOption = None,
     pod: Annotated[str | None, typer.Option("--pod", help="--value: this pod.")] = None,
     port: Annotated[
         int | None, typer.Option("--port", help="--value: the pod's port (default: its first).")

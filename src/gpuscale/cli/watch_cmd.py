@@ -20,6 +20,12 @@ from rich.console import Console
 from rich.live import Live
 
 from gpuscale import __version__
+from gpuscale.cli._options import (
+    ContextOption,
+    KubeconfigOption,
+    WorkloadNamespaceOption,
+    profile_option,
+)
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
@@ -55,9 +61,7 @@ def watch_command(
         str | None,
         typer.Option("--deployment", "-d", help="The Deployment (default: the only one)."),
     ] = None,
-    namespace: Annotated[
-        str | None, typer.Option("--namespace", "-n", help="Namespace (default: the context's).")
-    ] = None,
+    namespace: WorkloadNamespaceOption = None,
     timeline: Annotated[
         Path | None, typer.Option("--timeline", help="Write the timeline (JSON Lines) here.")
     ] = None,
@@ -74,15 +78,13 @@ def watch_command(
     once: Annotated[bool, typer.Option("--once", help="Print one view and exit.")] = False,
     profile: Annotated[
         Path | None,
-        typer.Option(
-            "--profile",
-            "-p",
-            help="Node pool prices for the cost column (default ./gpuscale.yaml if it "
-            "exists; without a profile the cost column stays at 0).",
+        profile_option(
+            "node pool prices for the cost column; default ./gpuscale.yaml if it exists, "
+            "else the cost column stays at 0"
         ),
     ] = None,
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Watch replicas, pods, nodes, the ScaledObject, the HPA, the query and events."""
     from gpuscale.cli.load_cmd import _deployment_name  # noqa: PLC0415 - shared lookup
