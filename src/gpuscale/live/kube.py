@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,15 @@ def connect(
         if not env.get("KUBERNETES_SERVICE_HOST"):
             raise
         return _in_cluster()
+    if choice.exec_command and shutil.which(choice.exec_command) is None:
+        raise InputError(
+            f"context {choice.context!r} gets its credentials by running "
+            f"{choice.exec_command!r}, which is not on PATH",
+            where=choice.path,
+            fix=f"install {choice.exec_command} (doctl: https://docs.digitalocean.com/reference/"
+            "doctl/how-to/install/), or write a kubeconfig with its own credentials: "
+            "gpuscale cluster kubeconfig --merge",
+        )
     try:
         api = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
             config_file=choice.path, context=choice.context

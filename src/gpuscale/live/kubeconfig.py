@@ -58,6 +58,9 @@ class KubeconfigChoice:
     """The chosen context's name."""
     namespace: str
     """The context's namespace, else ``default``."""
+    exec_command: str | None = None
+    """The credential plugin the context's user runs (``users[].user.exec.command``,
+    e.g. ``doctl``), if it has one."""
 
     @property
     def path(self) -> str:
@@ -164,6 +167,7 @@ def choose_kubeconfig(
     env = os.environ if environ is None else environ
     files = kubeconfig_files(kubeconfig, env, home or Path.home())
     merged: dict[str, Mapping[str, Any]] = {}
+    named: dict[str, dict[str, Mapping[str, Any]]] = {"clusters": {}, "users": {}}
     current: str | None = None
     used: list[Path] = []
     for path in files:
@@ -173,6 +177,10 @@ def choose_kubeconfig(
         used.append(path)
         for entry in _contexts(doc, path):
             merged.setdefault(str(entry["name"]), entry)
+        for key, entries in named.items():
+            for entry in doc.get(key) or []:
+                if isinstance(entry, Mapping) and entry.get("name"):
+                    entries.setdefault(str(entry["name"]), entry)
         current = current or (str(doc.get("current-context") or "") or None)
     where = used[0] if len(used) == 1 else None
     place = str(where) if where is not None else os.pathsep.join(str(f) for f in files)
@@ -195,5 +203,36 @@ def choose_kubeconfig(
             fix=f"pass --context with one of {names} (kubectl config get-contexts lists them)",
         )
     body = merged[chosen].get("context")
-    namespace = body.get("namespace") if isinstance(body, Mapping) else None
-    return KubeconfigChoice(tuple(used), chosen, str(namespace or "default"))
+    body = body if isinstance(body, Mapping) else {}
+    _check_cluster(named["clusters"], body.get("cluster"), chosen, place)
+    user = named["users"].get(str(body.get("user") or ""), {}).get("user")
+    command = _exec_command(user)
+    namespace = body.get("namespace")
+    return KubeconfigChoice(tuple(used), chosen, str(namespace or "default"), command)
+
+
+def _check_cluster(
+    clusters: Mapping[str, Mapping[str, Any]], name: Any, context: str, place: str
+) -> None:
+    """The context's cluster exists and has an http(s) ``server``, as the client needs."""
+    entry = clusters.get(str(name or ""))
+    if entry is None:
+        raise InputError(
+            f"context {context!r} names cluster {name!r}, which the kubeconfig does not have",
+            where=place,
+            fix=KUBECONFIG_FIX,
+        )
+    server = (entry.get("cluster") or {}).get("server") if isinstance(entry, Mapping) else None
+    if not (isinstance(server, str) and server.startswith(("https://", "http://"))):
+        raise InputError(
+            f"cluster {name!r} of context {context!r} has no https:// server address",
+            where=place,
+            fix=KUBECONFIG_FIX,
+        )
+
+
+def _exec_command(user: Any) -> str | None:
+    """The credential plugin a user runs (``doctl`` for doctl's kubeconfigs), if any."""
+    exec_ = user.get("exec") if isinstance(user, Mapping) else None
+    command = exec_.get("command") if isinstance(exec_, Mapping) else None
+    return str(command) if command else None

@@ -110,6 +110,8 @@ def test_install_prints_the_address_the_walkthrough_names(
 ) -> None:
     kubeconfig = walkthrough.parent / "kubeconfig"
     kubeconfig.write_text(
+        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:9'}}]\n"
+        "users: [{name: u, user: {token: t}}]\n"
         "contexts: [{name: do-atl1-gpu-keda, context: {cluster: c, user: u}}]\n"
         "current-context: do-atl1-gpu-keda\n"
     )

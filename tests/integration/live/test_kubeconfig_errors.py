@@ -54,6 +54,20 @@ def _cases(tmp: Path) -> dict[str, tuple[list[str], dict[str, str], list[str]]]:
     listy = tmp / "listy"
     listy.write_text("- just\n- a list\n")
     missing = tmp / "nope" / "config"
+    no_cluster = tmp / "no-cluster"
+    no_cluster.write_text(
+        GOOD.replace("{cluster: c, user: u, namespace", "{cluster: x, user: u, namespace")
+    )
+    no_server = tmp / "no-server"
+    no_server.write_text(GOOD.replace('{server: "https://127.0.0.1:9"}', "{}"))
+    plugin = tmp / "plugin"
+    plugin.write_text(
+        GOOD.replace(
+            "{token: secret-token-value}",
+            "{exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+            "command: doctl-not-installed, args: [kubernetes]}}",
+        )
+    )
     return {
         "missing --kubeconfig": (["--kubeconfig", str(missing)], {}, [str(missing), "not exist"]),
         "KUBECONFIG names no file": (
@@ -74,6 +88,13 @@ def _cases(tmp: Path) -> dict[str, tuple[list[str], dict[str, str], list[str]]]:
             ["no current-context", str(no_current), "--context", "use-context"],
         ),
         "dangling current-context": ([], {"KUBECONFIG": str(dangling)}, ["'gone'", str(dangling)]),
+        "context names no cluster": ([], {"KUBECONFIG": str(no_cluster)}, ["cluster 'x'"]),
+        "cluster has no server": ([], {"KUBECONFIG": str(no_server)}, ["no https:// server"]),
+        "credential plugin missing": (
+            [],
+            {"KUBECONFIG": str(plugin)},
+            ["'doctl-not-installed'", "not on PATH", "gpuscale cluster kubeconfig"],
+        ),
     }
 
 
@@ -85,6 +106,9 @@ CASE_NAMES = [
     "unknown --context",
     "no current-context",
     "dangling current-context",
+    "context names no cluster",
+    "cluster has no server",
+    "credential plugin missing",
 ]
 
 
