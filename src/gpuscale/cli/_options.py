@@ -3,9 +3,10 @@ meaning cannot drift apart: ``--kubeconfig``, ``--context``, ``-n/--namespace``,
 ``-p/--profile``, ``-o/--output`` and ``--setter-token``.
 
 ``deploy``, ``verify``, ``load``, ``watch``, ``install`` and ``cluster`` take them from
-here (``app`` takes the setter token). Each is a :data:`typing.Annotated` type for a
-Typer parameter, or a function making one where the help says what the command uses
-it for. Only Typer is imported, so every command's ``--help`` stays light.
+here; ``load`` also takes ``--setter-token`` (its helpers fit ``app`` too). Each is a
+:data:`typing.Annotated` type for a Typer parameter, or a function making one where the
+help says what the command uses it for. Only Typer is imported, so every command's
+``--help`` stays light.
 """
 
 from __future__ import annotations
