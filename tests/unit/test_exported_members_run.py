@@ -9,6 +9,8 @@ import importlib
 import pytest
 
 MODULES = [
+    "gpuscale._http_errors",
+    "gpuscale.cli._options",
     "gpuscale.cloud",
     "gpuscale.cloud.api",
     "gpuscale.cloud.client",
@@ -24,9 +26,9 @@ MODULES = [
     "gpuscale.live.verify",
     "gpuscale.live.helm",
     "gpuscale.live.kube",
+    "gpuscale.live.kubeconfig",
     "gpuscale.live.load",
     "gpuscale.live.portforward",
-    "gpuscale.live.promquery",
     "gpuscale.live.watch",
     "gpuscale.live.watcher",
 ]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuscale.cli._options import OutputOption, check_output, profile_option
 from gpuscale.cli.main import CommandGroup, app
 from gpuscale.errors import InputError
 from gpuscale.units import format_duration, parse_duration
@@ -65,9 +66,7 @@ cluster_app = typer.Typer(
 )
 app.add_typer(cluster_app, name="cluster")
 
-ProfileOption = Annotated[
-    Path, typer.Option("--profile", "-p", help="The profile (cluster and node_pools keys).")
-]
+ProfileOption = Annotated[Path, profile_option("its cluster and node_pools keys")]
 DryRunOption = Annotated[
     bool,
     typer.Option(
@@ -81,7 +80,6 @@ TokenFileOption = Annotated[
         help="Read the API token from this file instead of $DIGITALOCEAN_ACCESS_TOKEN.",
     ),
 ]
-OutputOption = Annotated[str, typer.Option("--output", "-o", help="text or json.")]
 PROFILE = Path("gpuscale.yaml")
 
 
@@ -111,13 +109,6 @@ def _connect(token_file: Path | None) -> DigitalOcean:
 
 def _print_plan(calls: Sequence[ApiCall]) -> None:
     typer.echo(json.dumps([c.describe() for c in calls], indent=2))
-
-
-def _check_output(output: str) -> None:
-    if output not in ("text", "json"):
-        raise InputError(
-            f"unknown output format {output!r}", where="--output", fix="use text or json"
-        )
 
 
 def _money(value: float | None) -> str:
@@ -217,7 +208,7 @@ def create_command(
     """Create the cluster (idempotent), wait for it, enable the GPU add-ons."""
     from gpuscale.cloud import ops  # noqa: PLC0415 - see module doc
 
-    _check_output(output)
+    check_output(output)
     spec = _spec(profile)
     seconds = _duration(timeout, "--timeout")
     if dry_run:
@@ -279,7 +270,7 @@ def status_command(
     from gpuscale.cloud import ops  # noqa: PLC0415 - see module doc
     from gpuscale.cloud.plan import hourly_cost  # noqa: PLC0415 - see module doc
 
-    _check_output(output)
+    check_output(output)
     spec = _spec(profile)
     if dry_run:
         _print_plan(ops.plan_status(spec))

@@ -12,7 +12,6 @@ when the command runs, not when ``gpuscale`` starts or for ``--help``.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -22,9 +21,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuscale.cli._options import (
+    ContextOption,
+    KubeconfigOption,
+    NamespaceOption,
+    OutputOption,
+    check_output,
+    profile_option,
+)
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
-from gpuscale.errors import GpuscaleError, InputError
+from gpuscale.errors import InputError
 
 if TYPE_CHECKING:
     from gpuscale.live.apply import ApplyResult
@@ -45,60 +52,33 @@ class DeployRuntime:
 runtime = DeployRuntime()
 
 
-def _lint_errors(
-    manifest_set: ManifestSet, profile: Profile | None, namespace: str | None
-) -> list[str]:
-    """The error-level findings of ``gpuscale lint`` for these manifests, one line each.
-
-    ``profile`` is None when the user gave none, so lint judges exactly as
-    ``gpuscale lint`` without ``--profile`` would."""
-    from gpuscale.lint import DEFAULT_NAMESPACE, LintOptions, Severity, run_lint  # noqa: PLC0415
-
-    report = run_lint(manifest_set, profile, LintOptions(namespace=namespace or DEFAULT_NAMESPACE))
-    return [
-        f"{f.location.file}:{f.location.line}: {f.rule}: {f.message}"
-        for f in report.findings
-        if f.severity is Severity.ERROR
-    ]
-
-
-def kube_version(profile: Profile) -> str:
-    """The Kubernetes minor version to validate against: the profile's cluster version
-    when it names one (``1.33``, ``1.33.1-do.0``), else the default."""
-    from gpuscale.manifests import DEFAULT_KUBE_VERSION  # noqa: PLC0415 - see module doc
-
-    match = re.match(r"v?(\d+\.\d+)", profile.cluster.version)
-    return match.group(1) if match else DEFAULT_KUBE_VERSION
-
-
 def check_manifests(
-    manifest_set: ManifestSet,
-    profile: Profile,
-    *,
-    force: bool,
-    namespace: str | None = None,
-    profile_given: bool = True,
+    manifest_set: ManifestSet, profile: Profile | None, *, force: bool, namespace: str
 ) -> None:
-    """Print validation warnings, validation errors and lint errors on stderr; raise an
-    :class:`InputError` when there are errors, unless ``force``."""
-    from gpuscale.manifests import validate  # noqa: PLC0415 - see module doc
+    """Lint the manifests as ``gpuscale lint`` does, schemas included (rule
+    ``schema-invalid``), with objects that name no namespace in ``namespace``: print the
+    warnings and errors on stderr, and raise an :class:`InputError` when there are
+    errors, unless ``force``. ``profile`` is None when the user gave none, so lint judges
+    exactly as ``gpuscale lint`` without ``--profile`` would (and checks schemas of the
+    default Kubernetes version)."""
+    from gpuscale.lint import LintOptions, Severity, run_lint  # noqa: PLC0415 - see module doc
 
-    problems = validate(manifest_set, kube_version=kube_version(profile))
-    errors = [p.one_line() for p in problems if p.severity == "error"]
-    errors += _lint_errors(manifest_set, profile if profile_given else None, namespace)
-    for problem in problems:
-        if problem.severity != "error":
-            sys.stderr.write(f"warning: {problem.one_line()}\n")
-    label = "ignored (--force)" if force else "error"
-    for line in errors:
-        sys.stderr.write(f"{label}: {line}\n")
+    report = run_lint(manifest_set, profile, LintOptions(namespace=namespace, validate=True))
+    label = {Severity.ERROR: "ignored (--force)" if force else "error", Severity.WARNING: "warning"}
+    errors = 0
+    for finding in report.findings:
+        if finding.severity in label:
+            errors += finding.severity is Severity.ERROR
+            sys.stderr.write(
+                f"{label[finding.severity]}: {finding.location.file}:{finding.location.line}: "
+                f"{finding.rule}: {finding.message}\n"
+            )
     if errors and not force:
-        count = len(errors)
         raise InputError(
-            f"{count} problem{'s' if count > 1 else ''} in the manifests; nothing was applied",
+            f"{errors} problem{'s' if errors > 1 else ''} in the manifests; nothing was applied",
             where=", ".join(manifest_set.files) or "manifests",
-            fix="correct them (each is listed above with file:line), or pass --force to "
-            "apply anyway",
+            fix="correct them (each is listed above with file:line; gpuscale lint shows "
+            "how), or pass --force to apply anyway",
         )
 
 
@@ -109,14 +89,7 @@ def deploy_command(
         typer.Argument(help="Manifest files or directories (- for stdin).", show_default=False),
     ],
     *,
-    namespace: Annotated[
-        str | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Namespace for objects that name none (default: the context's).",
-        ),
-    ] = None,
+    namespace: NamespaceOption = None,
     dry_run: Annotated[
         str | None,
         typer.Option(
@@ -137,16 +110,11 @@ def deploy_command(
     ] = False,
     profile: Annotated[
         Path | None,
-        typer.Option(
-            "--profile",
-            "-p",
-            help="The profile (cluster.version picks the schemas); default ./gpuscale.yaml "
-            "if it exists.",
-        ),
+        profile_option("cluster.version picks the schemas; default ./gpuscale.yaml if it exists"),
     ] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="text or json.")] = "text",
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+    output: OutputOption = "text",
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Validate, lint, then server-side apply manifests in dependency order."""
     from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
@@ -155,26 +123,28 @@ def deploy_command(
         raise InputError(
             f"unknown dry-run mode {dry_run!r}", where="--dry-run", fix="use client or server"
         )
-    if output not in ("text", "json"):
-        raise InputError(
-            f"unknown output format {output!r}", where="--output", fix="use text or json"
-        )
+    check_output(output)
     manifest_set = load_paths(manifests, stdin=sys.stdin)
     loaded, profile_file = optional_profile(profile)
-    check_manifests(
-        manifest_set,
-        loaded,
-        force=force,
-        namespace=namespace,
-        profile_given=profile_file is not None,
-    )
+    lint_profile = loaded if profile_file is not None else None
     if dry_run == "client":
-        _client_dry_run(manifest_set, namespace, kubeconfig=kubeconfig, context=context)
+        from gpuscale.live.kube import context_namespace  # noqa: PLC0415 - see module doc
+
+        in_context = (
+            None if namespace else context_namespace(kubeconfig=kubeconfig, context=context)
+        )
+        check_manifests(
+            manifest_set, lint_profile, force=force, namespace=namespace or in_context or "default"
+        )
+        _client_dry_run(manifest_set, namespace, in_context)
         return
     from gpuscale.live.applier import Applier  # noqa: PLC0415 - see module doc
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
 
     api, target = connect(kubeconfig=kubeconfig, context=context)
+    check_manifests(
+        manifest_set, lint_profile, force=force, namespace=namespace or target.namespace
+    )
     applier = Applier(Kube(api, target), clock=runtime.clock, sleep=runtime.sleep)
     plan = applier.plan(manifest_set, namespace=namespace)
 
@@ -195,27 +165,23 @@ def deploy_command(
 
 
 def _client_dry_run(
-    manifest_set: ManifestSet, namespace: str | None, *, kubeconfig: str | None, context: str | None
+    manifest_set: ManifestSet, namespace: str | None, in_context: str | None
 ) -> None:
+    """Print the objects as they would be sent; ``in_context`` is the kubeconfig
+    context's namespace (None without a kubeconfig, or with ``--namespace``)."""
     from gpuscale.live.apply import CLUSTER_SCOPED_KINDS, client_objects  # noqa: PLC0415
-    from gpuscale.live.kube import connect  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import render  # noqa: PLC0415 - see module doc
 
-    context_namespace = None
-    try:
-        context_namespace = connect(kubeconfig=kubeconfig, context=context)[1].namespace
-    except GpuscaleError:
+    if namespace is None and in_context is None:
         unplaced = [
-            m
-            for m in manifest_set
-            if not m.namespace and m.kind not in CLUSTER_SCOPED_KINDS and namespace is None
+            m for m in manifest_set if not m.namespace and m.kind not in CLUSTER_SCOPED_KINDS
         ]
         if unplaced:
             sys.stderr.write(
-                f"note: no usable kubeconfig; {unplaced[0].ref} and any other object without "
-                "a namespace are printed without one\n"
+                f"note: no kubeconfig; {unplaced[0].ref} and any other object without "
+                "a namespace are printed without one (linted as in namespace default)\n"
             )
-    objects = client_objects(manifest_set, flag=namespace, context=context_namespace)
+    objects = client_objects(manifest_set, flag=namespace, context=in_context)
     sys.stdout.write(render(objects))
     sys.stderr.write(
         f"client dry run: {len(objects)} object{'s' if len(objects) != 1 else ''} in apply "

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuscale.cli._options import ContextOption, KubeconfigOption, profile_option
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
@@ -31,22 +32,16 @@ def install_command(
     *,
     profile: Annotated[
         Path | None,
-        typer.Option(
-            "--profile",
-            "-p",
-            help="The profile (its prometheus and keda sections); default ./gpuscale.yaml "
-            "if it exists, else the defaults.",
+        profile_option(
+            "its prometheus and keda sections; default ./gpuscale.yaml if it exists, else "
+            "the defaults"
         ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the helm commands and values; run nothing.")
     ] = False,
-    kube_context: Annotated[
-        str | None, typer.Option("--kube-context", help="The kubeconfig context helm uses.")
-    ] = None,
-    kubeconfig: Annotated[
-        str | None, typer.Option("--kubeconfig", help="The kubeconfig file helm uses.")
-    ] = None,
+    context: ContextOption = None,
+    kubeconfig: KubeconfigOption = None,
     timeout: Annotated[
         str, typer.Option("--timeout", help="How long helm waits for each release, e.g. 10m.")
     ] = "10m",
@@ -56,6 +51,7 @@ def install_command(
         HelmRunner,
         find_helm,
         install_plan,
+        install_summary,
         values_yaml,
     )
 
@@ -65,7 +61,7 @@ def install_command(
     except ValueError as exc:
         raise InputError(str(exc), where="--timeout", fix="e.g. --timeout 10m") from None
     spec = replace(spec, timeout=f"{int(seconds)}s")
-    commands = install_plan(spec, kube_context=kube_context, kubeconfig=kubeconfig)
+    commands = install_plan(spec, kube_context=context, kubeconfig=kubeconfig)
     if dry_run:
         for number, command in enumerate(commands, start=1):
             typer.echo(f"# {number}. {command.note}")
@@ -75,18 +71,27 @@ def install_command(
                 typer.echo(f"\n# --- {name}")
                 typer.echo(values_yaml(doc).rstrip("\n"))
         return
-    runner = HelmRunner(find_helm(), on_output=lambda line: print(line, file=sys.stderr))
+    helm = find_helm()
+    _check_kubeconfig(kubeconfig, context)
+    runner = HelmRunner(helm, on_output=lambda line: print(line, file=sys.stderr))
     runner.run_all(commands)
-    typer.echo(
-        f"installed kube-prometheus-stack (release {spec.prometheus_release}, namespace "
-        f"{spec.prometheus_namespace}) and KEDA (release {spec.keda_release}, namespace "
-        f"{spec.keda_namespace}); both ready"
-    )
-    typer.echo(f"Prometheus address for ScaledObject triggers: {spec.prometheus_url}")
-    typer.echo(
-        "ServiceMonitors: Prometheus selects every ServiceMonitor in every namespace "
-        "(serviceMonitorSelectorNilUsesHelmValues: false); no release label needed"
-    )
+    for line in install_summary(spec):
+        typer.echo(line)
+
+
+def _check_kubeconfig(kubeconfig: str | None, context: str | None) -> None:
+    """Refuse a kubeconfig helm could not use (missing, broken, no such context) before
+    helm runs, with gpuscale's one-line errors; inside a pod without one, helm uses the
+    service account."""
+    import os  # noqa: PLC0415 - see module doc
+
+    from gpuscale.live.kubeconfig import NoKubeconfigError, choose_kubeconfig  # noqa: PLC0415
+
+    try:
+        choose_kubeconfig(kubeconfig=kubeconfig, context=context)
+    except NoKubeconfigError:
+        if not os.environ.get("KUBERNETES_SERVICE_HOST"):
+            raise
 
 
 def _spec(profile: Path | None) -> InstallSpec:

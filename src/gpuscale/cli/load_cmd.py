@@ -17,18 +17,30 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuscale.cli._options import (
+    ContextOption,
+    KubeconfigOption,
+    OutputOption,
+    WorkloadNamespaceOption,
+    check_output,
+    setter_token_option,
+    warn_token_flag,
+)
+from gpuscale.cli._options import setter_token as read_setter_token
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError, UnavailableError
 from gpuscale.units import format_duration, parse_duration
 
 if TYPE_CHECKING:
     from gpuscale.live.kube import Kube
+    from gpuscale.live.load import Arrival
 
 __all__ = ["load_command"]
 
 
 @app.command("load")
 def load_command(
+    ctx: typer.Context,
     *,
     value: Annotated[
         str | None, typer.Option("--value", help="Set the gauge to this value on one pod.")
@@ -49,21 +61,15 @@ def load_command(
         str | None,
         typer.Option("--deployment", "-d", help="The Deployment (default: the only one)."),
     ] = None,
-    namespace: Annotated[
-        str | None,
-        typer.Option("--namespace", "-n", help="Namespace (default: the context's)."),
-    ] = None,
+    namespace: WorkloadNamespaceOption = None,
     pod: Annotated[str | None, typer.Option("--pod", help="--value: this pod.")] = None,
     port: Annotated[
         int | None, typer.Option("--port", help="--value: the pod's port (default: its first).")
     ] = None,
     setter_token: Annotated[
         str | None,
-        typer.Option(
-            "--setter-token",
-            envvar="GPUSCALE_SETTER_TOKEN",
-            show_envvar=True,
-            help="The workload's setter token (sent as Authorization: Bearer).",
+        setter_token_option(
+            "--value: the workload's setter token (sent as Authorization: Bearer)."
         ),
     ] = None,
     service: Annotated[
@@ -93,23 +99,27 @@ def load_command(
     refresh: Annotated[
         str, typer.Option("--refresh", help="How often to follow the Service's ready pods.")
     ] = "10s",
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="text or json.")] = "text",
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+    output: OutputOption = "text",
 ) -> None:
     """Set the workload's gauge on one pod, or send requests to its Service at a rate."""
-    modes = [
-        m for m, on in (("--value", value), ("--rate", rate), ("--trace", trace)) if on is not None
-    ]
-    if len(modes) != 1:
-        raise InputError(
-            "choose one of --value, --rate or --trace"
-            + (f" (got {', '.join(modes)})" if modes else ""),
-            where="gpuscale load",
-            fix="e.g. gpuscale load --value 160, or --rate 10 --for 5m",
-        )
-    if output not in ("text", "json"):
-        raise InputError(f"unknown output format {output!r}", where="--output", fix="text or json")
+    mode = _mode(ctx, value=value, rate=rate, trace=trace)
+    check_output(output)
+    token, token_from = read_setter_token(ctx, setter_token)
+    if value is not None:
+        _number(value)
+        arrivals: list[Arrival] = []
+    else:
+        arrivals = _arrivals(rate, for_, trace, speed)
+        if concurrency < 1 or max_in_flight < 1:
+            raise InputError(
+                "must be at least 1", where="--concurrency/--max-in-flight", fix="e.g. 32 and 256"
+            )
+    timeout_s = _positive_duration(timeout, "--timeout")
+    refresh_s = _positive_duration(refresh, "--refresh")
+    if mode == "--value":
+        warn_token_flag(token_from)
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
 
     api, target = connect(kubeconfig=kubeconfig, context=context)
@@ -123,30 +133,114 @@ def load_command(
             pod=pod,
             port=port,
             value=value,
-            token=setter_token,
+            token=token,
             output=output,
         )
         return
-    seconds = _duration(for_, "--for") if for_ is not None else None
-    if rate is not None and seconds is None:
-        raise InputError("--rate needs --for", where="--for", fix="e.g. --rate 10 --for 5m")
     _send(
         kube,
         ns,
         service=service or _deployment_name(kube, ns, deployment),
         service_port=service_port,
-        rate=rate,
-        seconds=seconds,
-        trace=trace,
-        speed=speed,
+        arrivals=arrivals,
         path=path,
         openai_model=openai_model,
-        timeout=_duration(timeout, "--timeout"),
+        timeout=timeout_s,
         concurrency=concurrency,
         max_in_flight=max_in_flight,
-        refresh=_duration(refresh, "--refresh"),
+        refresh=refresh_s,
         output=output,
     )
+
+
+_ONLY_FOR = {
+    "--value": ("pod", "port", "setter_token"),
+    "--rate": ("for_", "service", "service_port", "path", "openai_model", "concurrency",
+               "max_in_flight", "refresh"),
+    "--trace": ("for_", "speed", "service", "service_port", "path", "openai_model",
+                "concurrency", "max_in_flight", "refresh"),
+}  # fmt: skip
+"""The options each mode reads; given with another mode they are refused."""
+
+
+def _mode(ctx: typer.Context, *, value: str | None, rate: float | None, trace: Path | None) -> str:
+    """The one mode asked for (``--value``, ``--rate`` or ``--trace``); an option that only
+    another mode reads, given on the command line, is an error rather than ignored."""
+    modes = [
+        m for m, on in (("--value", value), ("--rate", rate), ("--trace", trace)) if on is not None
+    ]
+    if len(modes) != 1:
+        raise InputError(
+            "choose one of --value, --rate or --trace"
+            + (f" (got {', '.join(modes)})" if modes else ""),
+            where="gpuscale load",
+            fix="e.g. gpuscale load --value 160, or --rate 10 --for 5m",
+        )
+    mode = modes[0]
+    allowed = set(_ONLY_FOR[mode])
+    for param in ctx.command.params:
+        name = param.name or ""
+        source = ctx.get_parameter_source(name)
+        if source is None or source.name != "COMMANDLINE" or name in allowed:
+            continue
+        if any(name in used for used in _ONLY_FOR.values()):
+            flag = max(param.opts, key=len)
+            users = " or ".join(m for m, used in _ONLY_FOR.items() if name in used)
+            raise InputError(
+                f"applies only to {users}, not to {mode}",
+                where=flag,
+                fix=f"drop {flag}, or use {users}",
+            )
+    return mode
+
+
+def _number(value: str) -> float:
+    """``--value`` as a finite number."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise InputError(
+            f"{value!r} is not a number", where="--value", fix="e.g. --value 160"
+        ) from None
+    if not math.isfinite(number):
+        raise InputError(
+            f"{value!r} is not finite; KEDA reads NaN/Inf as 0",
+            where="--value",
+            fix="pass a finite number",
+        )
+    return number
+
+
+def _arrivals(
+    rate: float | None, for_: str | None, trace: Path | None, speed: float
+) -> list[Arrival]:
+    """The request arrivals of ``--rate R --for D`` or ``--trace FILE``, checked and
+    computed before anything is contacted (the trace file read and parsed here)."""
+    from gpuscale.live.load import constant_rate, from_trace  # noqa: PLC0415 - see module doc
+
+    seconds = _positive_duration(for_, "--for") if for_ is not None else None
+    if rate is not None:
+        if seconds is None:
+            raise InputError("--rate needs --for", where="--for", fix="e.g. --rate 10 --for 5m")
+        if not (math.isfinite(rate) and rate > 0):
+            raise InputError(
+                f"the rate must be a positive number of requests per second, got {rate:g}",
+                where="--rate",
+                fix="e.g. --rate 10",
+            )
+        return list(constant_rate(rate, seconds))
+    assert trace is not None
+    if not (math.isfinite(speed) and speed > 0):
+        raise InputError(
+            f"the speed must be a positive factor, got {speed:g}",
+            where="--speed",
+            fix="e.g. --speed 2 (twice as fast)",
+        )
+    rows = _trace_rows(trace)
+    try:
+        return list(from_trace(rows, speed=speed, duration=seconds))
+    except ValueError as exc:
+        raise InputError(str(exc), where=str(trace), fix="sort the trace by time") from None
 
 
 def _set(
@@ -170,18 +264,6 @@ def _set(
     )
     from gpuscale.live.portforward import PortForwarder  # noqa: PLC0415 - see module doc
 
-    try:
-        number = float(value)
-    except ValueError:
-        raise InputError(
-            f"{value!r} is not a number", where="--value", fix="e.g. --value 160"
-        ) from None
-    if not math.isfinite(number):
-        raise InputError(
-            f"{value!r} is not finite; KEDA reads NaN/Inf as 0",
-            where="--value",
-            fix="pass a finite number",
-        )
     name = _deployment_name(kube, ns, deployment)
     dep = kube.deployment(ns, name)
     chosen = pick_pod(kube.pods(ns, deployment_selector(dep)), pod, where=f"deployment/{ns}/{name}")
@@ -228,10 +310,7 @@ def _send(
     *,
     service: str,
     service_port: str | None,
-    rate: float | None,
-    seconds: float | None,
-    trace: Path | None,
-    speed: float,
+    arrivals: list[Arrival],
     path: str,
     openai_model: str | None,
     timeout: float,
@@ -249,26 +328,9 @@ def _send(
         LoadReport,
         RequestSpec,
         WallClock,
-        constant_rate,
-        from_trace,
         run_load,
     )
 
-    try:
-        if rate is not None:
-            assert seconds is not None
-            arrivals = list(constant_rate(rate, seconds))
-        else:
-            assert trace is not None
-            arrivals = list(from_trace(_trace_rows(trace), speed=speed, duration=seconds))
-    except ValueError as exc:
-        raise InputError(
-            str(exc), where="--rate/--speed/--for", fix="use positive numbers"
-        ) from None
-    if max_in_flight < 1 or concurrency < 1:
-        raise InputError(
-            "must be at least 1", where="--concurrency/--max-in-flight", fix="e.g. 32 and 256"
-        )
     pool = ForwardPool(kube, ns, service, service_port)
     pool.refresh()
     if not pool.urls():
@@ -326,3 +388,10 @@ def _duration(text: str, flag: str) -> float:
         return parse_duration(text)
     except ValueError as exc:
         raise InputError(str(exc), where=flag, fix="e.g. 30s, 5m or 1h") from None
+
+
+def _positive_duration(text: str, flag: str) -> float:
+    seconds = _duration(text, flag)
+    if not seconds > 0:
+        raise InputError(f"must be longer than 0, got {text!r}", where=flag, fix="e.g. 30s or 5m")
+    return seconds

@@ -21,6 +21,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from gpuscale.cli._options import (
+    ContextOption,
+    KubeconfigOption,
+    NamespaceOption,
+    OutputOption,
+    check_output,
+    profile_option,
+)
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import GpuscaleError, InputError
@@ -60,14 +68,7 @@ def verify_command(
         typer.Argument(help="Manifest files or directories (- for stdin).", show_default=False),
     ],
     *,
-    namespace: Annotated[
-        str | None,
-        typer.Option(
-            "--namespace",
-            "-n",
-            help="Namespace of objects that name none (default: the context's).",
-        ),
-    ] = None,
+    namespace: NamespaceOption = None,
     prometheus: Annotated[
         str | None,
         typer.Option(
@@ -77,14 +78,9 @@ def verify_command(
     ] = None,
     profile: Annotated[
         Path | None,
-        typer.Option(
-            "--profile",
-            "-p",
-            help="The profile (node pools, KEDA's namespace); default ./gpuscale.yaml if it "
-            "exists.",
-        ),
+        profile_option("node pools, KEDA's namespace; default ./gpuscale.yaml if it exists"),
     ] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="text or json.")] = "text",
+    output: OutputOption = "text",
     token_file: Annotated[
         Path | None,
         typer.Option(
@@ -93,35 +89,30 @@ def verify_command(
             "DOKS node pools.",
         ),
     ] = None,
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Check every link of the scaling chain on the live cluster (read-only)."""
-    import httpx  # noqa: PLC0415 - see module doc
-
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.verifier import gather  # noqa: PLC0415 - see module doc
     from gpuscale.live.verify import checks_table, summary, verify_checks  # noqa: PLC0415
+    from gpuscale.live.watcher import open_prometheus  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
-    if output not in ("text", "json"):
-        raise InputError(
-            f"unknown output format {output!r}", where="--output", fix="use text or json"
-        )
+    check_output(output)
     manifest_set = load_paths(manifests, stdin=sys.stdin)
     loaded, source = optional_profile(profile)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     kube = Kube(api, target)
-    with httpx.Client(timeout=15, trust_env=False) as http:
-        facts = gather(
-            kube,
-            manifest_set,
-            http=http,
-            profile=loaded,
-            namespace=namespace,
-            prometheus_url=prometheus,
-            pools=_pool_reader(loaded, source, token_file),
-        )
+    facts = gather(
+        kube,
+        manifest_set,
+        profile=loaded,
+        namespace=namespace,
+        prometheus_url=prometheus,
+        pools=_pool_reader(loaded, source, token_file),
+        open_client=lambda url: open_prometheus(url, timeout_s=15),
+    )
     checks = verify_checks(manifest_set, facts, namespace=namespace, prometheus_url=prometheus)
     failed = any(c.status == "fail" for c in checks)
     if output == "json":

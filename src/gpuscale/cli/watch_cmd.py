@@ -20,6 +20,12 @@ from rich.console import Console
 from rich.live import Live
 
 from gpuscale import __version__
+from gpuscale.cli._options import (
+    ContextOption,
+    KubeconfigOption,
+    WorkloadNamespaceOption,
+    profile_option,
+)
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
@@ -55,9 +61,7 @@ def watch_command(
         str | None,
         typer.Option("--deployment", "-d", help="The Deployment (default: the only one)."),
     ] = None,
-    namespace: Annotated[
-        str | None, typer.Option("--namespace", "-n", help="Namespace (default: the context's).")
-    ] = None,
+    namespace: WorkloadNamespaceOption = None,
     timeline: Annotated[
         Path | None, typer.Option("--timeline", help="Write the timeline (JSON Lines) here.")
     ] = None,
@@ -74,19 +78,15 @@ def watch_command(
     once: Annotated[bool, typer.Option("--once", help="Print one view and exit.")] = False,
     profile: Annotated[
         Path | None,
-        typer.Option(
-            "--profile",
-            "-p",
-            help="Node pool prices for the cost column (default ./gpuscale.yaml if it "
-            "exists; without a profile the cost column stays at 0).",
+        profile_option(
+            "node pool prices for the cost column; default ./gpuscale.yaml if it exists, "
+            "else the cost column stays at 0"
         ),
     ] = None,
-    kubeconfig: Annotated[str | None, typer.Option("--kubeconfig", help="Kubeconfig file.")] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Watch replicas, pods, nodes, the ScaledObject, the HPA, the query and events."""
-    import httpx  # noqa: PLC0415 - see module doc
-
     from gpuscale.cli.load_cmd import _deployment_name  # noqa: PLC0415 - shared lookup
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.watch import pools_from_profile, render  # noqa: PLC0415
@@ -124,28 +124,27 @@ def watch_command(
                     },
                 ),
             )
-        with httpx.Client(timeout=10, trust_env=False) as http:
-            watcher = Watcher(kube, ns, name, http=http, prometheus=prometheus)
-            try:
-                if once or not tty:
-                    _plain(
-                        watcher, writer, prices, every,
-                        duration=duration, console=console, once=once, render=render,
+        watcher = Watcher(kube, ns, name, prometheus=prometheus)
+        try:
+            if once or not tty:
+                _plain(
+                    watcher, writer, prices, every,
+                    duration=duration, console=console, once=once, render=render,
+                )  # fmt: skip
+            else:
+                with Live(console=console, auto_refresh=False, transient=False) as live:
+
+                    def tick(snap: Snapshot, record: Record | None, state: WatchState) -> None:
+                        if record is not None and writer is not None:
+                            writer.write(record)
+                        live.update(render(snap, state), refresh=True)
+
+                    run_watch(
+                        watcher, clock=runtime.clock, sleep=runtime.sleep, interval=every,
+                        prices=prices, on_tick=tick, duration=duration,
                     )  # fmt: skip
-                else:
-                    with Live(console=console, auto_refresh=False, transient=False) as live:
-
-                        def tick(snap: Snapshot, record: Record | None, state: WatchState) -> None:
-                            if record is not None and writer is not None:
-                                writer.write(record)
-                            live.update(render(snap, state), refresh=True)
-
-                        run_watch(
-                            watcher, clock=runtime.clock, sleep=runtime.sleep, interval=every,
-                            prices=prices, on_tick=tick, duration=duration,
-                        )  # fmt: skip
-            finally:
-                watcher.close()
+        finally:
+            watcher.close()
     finally:
         if handle is not None:
             handle.close()

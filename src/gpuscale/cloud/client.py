@@ -34,8 +34,9 @@ from typing import Any
 import pydo
 from azure.core.exceptions import HttpResponseError, ServiceRequestError
 
+from gpuscale._http_errors import answer_message, error_for_status, retry_after
 from gpuscale.cloud.api import ENDPOINT, ApiCall
-from gpuscale.errors import GpuscaleError, InputError, RetryableError, UnavailableError
+from gpuscale.errors import GpuscaleError, InputError, RetryableError
 
 __all__ = [
     "TOKEN_ENV",
@@ -208,80 +209,54 @@ def api_error(
     headers: Mapping[str, str],
     now: float | None = None,
 ) -> GpuscaleError:
-    """The one-line error for a failed ``call`` (see the module docstring's table)."""
-    message = _message(body)
-    where = f"{call.method} {call.path}"
+    """The one-line error for a failed ``call`` (see the module docstring's table); the
+    error class is the one :func:`gpuscale._http_errors.error_for_status` gives every
+    HTTP client of gpuscale."""
+    message = answer_message(body, ("message", "id"))
     said = f" (DigitalOcean: {message})" if message else ""
-    if status == 401:
-        return UnavailableError(
-            f"DigitalOcean rejected the token as invalid, expired or revoked{said}",
-            where=where,
-            fix=_TOKEN_FIX,
-        )
-    if status == 403:
-        return UnavailableError(
-            f"the token is not allowed to do this{said}",
-            where=where,
-            fix=f"use a token with the scopes {', '.join(TOKEN_SCOPES)} (or full access)",
-        )
-    if status == 404:
-        return InputError(
-            f"DigitalOcean has no such resource{said}",
-            where=where,
-            fix="check cluster.name in the profile; gpuscale cluster status lists what exists",
-        )
-    if status == 422:
-        return InputError(
-            f"DigitalOcean rejected a value in the request{said}",
-            where=where,
-            fix="correct the value the message names in the profile; --dry-run shows the body",
-        )
+    wait = retry_after(headers, now) if status == 429 else None
+    text, fix = _API_ERRORS.get(status) or _other_error(status, call.method)
     if status == 429:
-        wait = _retry_after(headers, now)
         when = f"after {wait:g}s" if wait is not None else "in a minute"
-        return RetryableError(
-            f"rate limited by DigitalOcean (429){said}",
-            where=where,
-            fix=f"run the command again {when}; the API allows 250 requests/minute per token",
-            retry_after=wait,
-        )
-    if status >= 500:
-        fix = "retry in a few minutes; see https://status.digitalocean.com"
-        if call.method == "POST":
-            fix = (
-                "run the command again in a few minutes; it finds a cluster this request may "
-                "have made instead of creating a second one"
-            )
-        return RetryableError(f"DigitalOcean failed with {status}{said}", where=where, fix=fix)
-    return GpuscaleError(
-        f"DigitalOcean answered {status}{said}",
-        where=where,
-        fix="check the request with --dry-run",
+        fix = fix.format(when=when)
+    return error_for_status(
+        status,
+        text + said,
+        where=f"{call.method} {call.path}",
+        fix=fix,
+        retry_after=wait,
     )
 
 
-def _message(body: str) -> str:
-    try:
-        doc = json.loads(body)
-    except (ValueError, TypeError):
-        return " ".join(body.split())[:200]
-    if isinstance(doc, dict):
-        return " ".join(str(doc.get("message") or doc.get("id") or "").split())[:200]
-    return ""
+_API_ERRORS = {
+    401: ("DigitalOcean rejected the token as invalid, expired or revoked", _TOKEN_FIX),
+    403: (
+        "the token is not allowed to do this",
+        f"use a token with the scopes {', '.join(TOKEN_SCOPES)} (or full access)",
+    ),
+    404: (
+        "DigitalOcean has no such resource",
+        "check cluster.name in the profile; gpuscale cluster status lists what exists",
+    ),
+    422: (
+        "DigitalOcean rejected a value in the request",
+        "correct the value the message names in the profile; --dry-run shows the body",
+    ),
+    429: (
+        "rate limited by DigitalOcean (429)",
+        "run the command again {when}; the API allows 250 requests/minute per token",
+    ),
+}
 
 
-def _retry_after(headers: Mapping[str, str], now: float | None) -> float | None:
-    lowered = {k.lower(): v for k, v in headers.items()}
-    value = lowered.get("retry-after")
-    if value is not None:
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            pass
-    reset = lowered.get("ratelimit-reset")
-    if reset is not None and now is not None:
-        try:
-            return max(0.0, float(reset) - now)
-        except ValueError:
-            return None
-    return None
+def _other_error(status: int, method: str) -> tuple[str, str]:
+    if status < 500:
+        return f"DigitalOcean answered {status}", "check the request with --dry-run"
+    if method == "POST":
+        return f"DigitalOcean failed with {status}", (
+            "run the command again in a few minutes; it finds a cluster this request may "
+            "have made instead of creating a second one"
+        )
+    return f"DigitalOcean failed with {status}", (
+        "retry in a few minutes; see https://status.digitalocean.com"
+    )

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from gpuscale.errors import InputError
+from gpuscale.live.kubeconfig import load_kubeconfig_file
 
 __all__ = [
     "build_kubeconfig",
@@ -122,36 +122,14 @@ def dump_yaml(doc: Mapping[str, Any]) -> str:
 
 
 def read_kubeconfig(path: Path) -> dict[str, Any] | None:
-    """The kubeconfig at ``path`` (None if the file does not exist)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the kubeconfig ({exc.strerror})",
-            where=str(path),
-            fix="fix its permissions, or write to another file with --output",
-        ) from None
-    try:
-        doc = YAML(typ="safe", pure=True).load(text)
-    except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise InputError(
-            "the kubeconfig is not valid YAML; gpuscale will not merge into it",
-            where=where,
-            fix="repair the file, or write a separate one with --output FILE",
-        ) from None
-    if doc is None:
-        return None
-    if not isinstance(doc, dict):
-        raise InputError(
-            "the kubeconfig is not a mapping",
-            where=str(path),
-            fix="repair the file, or write a separate one with --output FILE",
-        )
-    return doc
+    """The kubeconfig at ``path`` (None if the file does not exist or is empty), read by
+    the same reader the live commands use; a file gpuscale cannot read as a kubeconfig
+    is refused, untouched (:class:`InputError`)."""
+    return load_kubeconfig_file(
+        path,
+        fix="repair the file (gpuscale will not merge into a broken kubeconfig), or write "
+        "a separate one with --output-file FILE",
+    )
 
 
 def write_private(path: Path, text: str) -> None:

@@ -30,18 +30,13 @@ as written, with its namespace filled in, and the API server merges it. The I/O 
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gpuscale.errors import (
-    GpuscaleError,
-    InputError,
-    ManifestError,
-    RetryableError,
-    UnavailableError,
-)
+from gpuscale._http_errors import answer_doc, answer_message
+from gpuscale.errors import GpuscaleError, InputError, ManifestError, UnavailableError
+from gpuscale.live.kube import status_error
 from gpuscale.manifests import Manifest
 
 __all__ = [
@@ -344,18 +339,6 @@ def missing_kind_error(missing: Sequence[Manifest]) -> GpuscaleError:
     )
 
 
-def _status_doc(body: Any) -> dict[str, Any]:
-    if isinstance(body, Mapping):
-        return dict(body)
-    if isinstance(body, str | bytes):
-        try:
-            parsed = json.loads(body)
-        except ValueError:
-            return {"message": " ".join(str(body).split())[:300]}
-        return dict(parsed) if isinstance(parsed, Mapping) else {}
-    return {}
-
-
 def apply_error(
     status: int,
     body: Any,
@@ -367,24 +350,11 @@ def apply_error(
 ) -> GpuscaleError:
     """The one-line error for a failed apply of ``manifest`` (``name`` as kubectl shows it,
     ``resource`` the plural) from the HTTP ``status`` and the API's ``Status`` body."""
-    doc = _status_doc(body)
-    message = " ".join(str(doc.get("message") or doc.get("reason") or "").split())
+    doc = answer_doc(body)
+    message = answer_message(doc)
     said = f" ({message})" if message else ""
     where = f"{manifest.source}: {name}"
     scope = f" in namespace {namespace}" if namespace else ""
-    if status == 401:
-        return UnavailableError(
-            f"the API server rejected the credentials{said}",
-            where=where,
-            fix="refresh them (DOKS: gpuscale cluster kubeconfig --merge; they expire)",
-        )
-    if status == 403:
-        return UnavailableError(
-            f"not allowed{said}",
-            where=where,
-            fix=f"use a context whose user may get, create and patch {resource}{scope} "
-            "(server-side apply is a patch)",
-        )
     if status == 404:
         if 'namespaces "' in message and "not found" in message:
             return InputError(
@@ -427,10 +397,13 @@ def apply_error(
             fix="change the manifest as the API server says (gpuscale validates against a "
             "schema that may differ from this cluster's version)",
         )
-    if status == 429 or status >= 500:
-        return RetryableError(
-            f"the API server answered {status}{said}",
-            where=where,
-            fix="run gpuscale deploy again in a moment (applying is idempotent)",
-        )
-    return GpuscaleError(f"the API server answered {status}{said}", where=where)
+    return status_error(
+        status,
+        doc,
+        where,
+        fixes={
+            403: f"use a context whose user may get, create and patch {resource}{scope} "
+            "(server-side apply is a patch)"
+        },
+        retry_fix="run gpuscale deploy again in a moment (applying is idempotent)",
+    )

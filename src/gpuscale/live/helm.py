@@ -53,6 +53,7 @@ __all__ = [
     "find_helm",
     "install_plan",
     "install_spec_from_profile",
+    "install_summary",
     "keda_values",
     "prometheus_duration",
     "prometheus_values",
@@ -136,6 +137,32 @@ def install_spec_from_profile(profile: Profile) -> InstallSpec:
         keda_namespace=profile.keda.namespace,
         keda_chart_version=profile.keda.chart_version,
     )
+
+
+def install_summary(spec: InstallSpec) -> list[str]:
+    """What ``gpuscale install`` tells the user once both releases are ready: where they
+    are, the Prometheus address for triggers, and what a ServiceMonitor needs to be
+    scraped, which depends on :attr:`InstallSpec.select_all_servicemonitors` (the
+    profile's ``prometheus.selects_all_servicemonitors``)."""
+    if spec.select_all_servicemonitors:
+        monitors = (
+            "ServiceMonitors: Prometheus selects every ServiceMonitor in every namespace "
+            "(serviceMonitorSelectorNilUsesHelmValues: false); no release label needed"
+        )
+    else:
+        monitors = (
+            "ServiceMonitors: Prometheus selects only ServiceMonitors labelled "
+            f"release: {spec.prometheus_release} (the chart's selection, kept because the "
+            "profile says prometheus.selects_all_servicemonitors: false); give yours "
+            f"metadata.labels.release: {spec.prometheus_release}, or it is not scraped"
+        )
+    return [
+        f"installed kube-prometheus-stack (release {spec.prometheus_release}, namespace "
+        f"{spec.prometheus_namespace}) and KEDA (release {spec.keda_release}, namespace "
+        f"{spec.keda_namespace}); both ready",
+        f"Prometheus address for ScaledObject triggers: {spec.prometheus_url}",
+        monitors,
+    ]
 
 
 def prometheus_duration(seconds: float) -> str:

@@ -1,24 +1,32 @@
 """The Kubernetes client for the live commands: construction, raw reads, errors.
 
-Shared by ``gpuscale load``, ``watch`` and (later) ``deploy`` and ``verify``:
+Shared by ``gpuscale load``, ``watch``, ``deploy`` and ``verify``:
 
-- :func:`connect` builds one ``kubernetes.client.ApiClient`` from a kubeconfig (an
-  explicit file, ``$KUBECONFIG`` — several files joined with ``:`` are merged as kubectl
-  does — or ``~/.kube/config``) or, inside a pod, from the service account. No global
-  configuration is touched, so tests can run many clients side by side.
+- :func:`connect` builds one ``kubernetes.client.ApiClient`` on the kubeconfig and
+  context :func:`~gpuscale.live.kubeconfig.choose_kubeconfig` chooses (an explicit file,
+  ``$KUBECONFIG`` — several files joined with ``:`` are merged as kubectl does — or
+  ``~/.kube/config``) or, inside a pod, on the service account. No global configuration
+  is touched, so tests can run many clients side by side.
 - :class:`Kube` sends GETs (and, for ``deploy``, server-side-apply PATCHes) through the
   client's connection pool and authentication and returns the API server's JSON as
   plain dicts (the shapes the tests' fake API server
   serves and the pure functions of :mod:`gpuscale.live.watch` read), and opens
   port-forward streams with ``kubernetes.stream``.
-- :func:`kube_error` turns an ``ApiException`` or a connection failure into a one-line
-  :class:`~gpuscale.errors.GpuscaleError` with the fix.
+- :func:`status_error` turns an API answer's status and ``Status`` body into a one-line
+  :class:`~gpuscale.errors.GpuscaleError` with the fix (``deploy``'s
+  :func:`~gpuscale.live.apply.apply_error` builds on it); :func:`kube_error` does the
+  same for an ``ApiException`` or a connection failure.
+
+The ``kubernetes`` package is imported by the functions that use it, so the pure
+modules that map errors (:mod:`gpuscale.live.apply`) and ``deploy --dry-run=client``
+do not pay for it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,27 +34,21 @@ from typing import Any
 from urllib.parse import urlencode
 
 import urllib3
-from kubernetes import client as k8s
-from kubernetes import config as k8s_config
-from kubernetes.client.exceptions import ApiException
-from kubernetes.config.config_exception import ConfigException
 
+from gpuscale._http_errors import answer_message, error_for_status, is_retryable
 from gpuscale.errors import GpuscaleError, InputError, RetryableError, UnavailableError
+from gpuscale.live.kubeconfig import KUBECONFIG_FIX, NoKubeconfigError, choose_kubeconfig
 
 __all__ = [
     "KUBECONFIG_FIX",
     "Kube",
     "KubeTarget",
     "connect",
+    "context_namespace",
     "kube_error",
     "label_selector",
     "status_error",
 ]
-
-KUBECONFIG_FIX = (
-    "point KUBECONFIG at the cluster's kubeconfig (on DOKS: gpuscale cluster kubeconfig "
-    "--merge) or pass --kubeconfig/--context"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,64 +70,92 @@ def connect(
 ) -> tuple[Any, KubeTarget]:
     """An ``ApiClient`` and where it points.
 
-    Order: ``kubeconfig`` if given; else ``$KUBECONFIG``; else ``~/.kube/config`` if it
-    exists; else the in-cluster service account. Raises :class:`UnavailableError` when
-    none is usable, :class:`InputError` when a kubeconfig is broken or lacks ``context``.
+    The kubeconfig and context are :func:`~gpuscale.live.kubeconfig.choose_kubeconfig`'s
+    (``--kubeconfig``, else ``$KUBECONFIG``, else ``~/.kube/config``); with none at all,
+    inside a pod, the service account. Every kubeconfig problem raises
+    :class:`InputError` (exit 2) with the fix; a failing service account
+    :class:`UnavailableError`.
     """
+    from kubernetes import config as k8s_config  # noqa: PLC0415 - see the module doc
+    from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415
+    from yaml import YAMLError  # type: ignore[import-untyped]  # noqa: PLC0415
+
     env = os.environ if environ is None else environ
-    path = kubeconfig or env.get("KUBECONFIG") or None
-    if path is None:
-        default = (home or Path.home()) / ".kube" / "config"
-        if default.exists():
-            path = str(default)
-    if path is None:
-        if env.get("KUBERNETES_SERVICE_HOST"):
-            configuration = k8s.Configuration()
-            try:
-                k8s_config.load_incluster_config(  # type: ignore[no-untyped-call]
-                    client_configuration=configuration
-                )
-            except ConfigException as exc:
-                raise UnavailableError(
-                    f"in-cluster configuration failed ({exc})",
-                    where="service account",
-                    fix=KUBECONFIG_FIX,
-                ) from None
-            namespace = _service_account_namespace()
-            return k8s.ApiClient(configuration), KubeTarget(configuration.host, None, namespace)
-        raise UnavailableError(
-            "no kubeconfig: KUBECONFIG is not set and ~/.kube/config does not exist",
-            where="KUBECONFIG",
-            fix=KUBECONFIG_FIX,
+    try:
+        choice = choose_kubeconfig(kubeconfig=kubeconfig, context=context, environ=env, home=home)
+    except NoKubeconfigError:
+        if not env.get("KUBERNETES_SERVICE_HOST"):
+            raise
+        return _in_cluster()
+    if choice.exec_command and shutil.which(choice.exec_command) is None:
+        raise InputError(
+            f"context {choice.context!r} gets its credentials by running "
+            f"{choice.exec_command!r}, which is not on PATH",
+            where=choice.path,
+            fix=f"install {choice.exec_command} (doctl: https://docs.digitalocean.com/reference/"
+            "doctl/how-to/install/), or write a kubeconfig with its own credentials: "
+            "gpuscale cluster kubeconfig --merge",
         )
     try:
-        contexts, active = k8s_config.list_kube_config_contexts(  # type: ignore[no-untyped-call]
-            config_file=path
-        )
-        chosen = active
-        if context is not None:
-            chosen = next((c for c in contexts if c.get("name") == context), None)
-            if chosen is None:
-                names = ", ".join(sorted(str(c.get("name")) for c in contexts))
-                raise InputError(
-                    f"no context {context!r} in the kubeconfig",
-                    where=path,
-                    fix=f"use one of {names}",
-                )
         api = k8s_config.new_client_from_config(  # type: ignore[no-untyped-call]
-            config_file=path, context=context
+            config_file=choice.path, context=choice.context
         )
     except ConfigException as exc:
         raise InputError(
-            f"cannot use the kubeconfig ({_first_line(str(exc))})", where=path, fix=KUBECONFIG_FIX
+            f"cannot use context {choice.context!r} ({_first_line(str(exc))})",
+            where=choice.path,
+            fix=KUBECONFIG_FIX,
         ) from None
-    except OSError as exc:
+    except (OSError, ValueError, TypeError, AttributeError, YAMLError) as exc:
         raise InputError(
-            f"cannot read the kubeconfig ({exc.strerror})", where=path, fix=KUBECONFIG_FIX
+            f"cannot use context {choice.context!r} ({type(exc).__name__}: "
+            f"{_first_line(str(exc))})",
+            where=choice.path,
+            fix=KUBECONFIG_FIX,
         ) from None
-    namespace = str(((chosen or {}).get("context") or {}).get("namespace") or "default")
-    name = (chosen or {}).get("name")
-    return api, KubeTarget(api.configuration.host, str(name) if name else None, namespace)
+    return api, KubeTarget(api.configuration.host, choice.context, choice.namespace)
+
+
+def context_namespace(
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> str | None:
+    """The namespace :func:`connect` would place objects in, read from the files alone
+    (no client, no exec plugin): the chosen context's (``default`` when it names none),
+    the service account's inside a pod, None when there is no kubeconfig at all. Other
+    kubeconfig problems raise as in :func:`connect`."""
+    env = os.environ if environ is None else environ
+    try:
+        return choose_kubeconfig(
+            kubeconfig=kubeconfig, context=context, environ=env, home=home
+        ).namespace
+    except NoKubeconfigError:
+        if env.get("KUBERNETES_SERVICE_HOST"):
+            return _service_account_namespace()
+        return None
+
+
+def _in_cluster() -> tuple[Any, KubeTarget]:
+    from kubernetes import client as k8s  # noqa: PLC0415 - see the module doc
+    from kubernetes import config as k8s_config  # noqa: PLC0415
+    from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415
+
+    configuration = k8s.Configuration()
+    try:
+        k8s_config.load_incluster_config(  # type: ignore[no-untyped-call]
+            client_configuration=configuration
+        )
+    except ConfigException as exc:
+        raise UnavailableError(
+            f"in-cluster configuration failed ({exc})",
+            where="service account",
+            fix=KUBECONFIG_FIX,
+        ) from None
+    namespace = _service_account_namespace()
+    return k8s.ApiClient(configuration), KubeTarget(configuration.host, None, namespace)
 
 
 def _service_account_namespace() -> str:
@@ -164,6 +194,8 @@ def label_selector(selector: Mapping[str, Any]) -> str:
 def kube_error(exc: BaseException, what: str, *, host: str = "") -> GpuscaleError:
     """The one-line error for a failed Kubernetes call about ``what``: an
     ``ApiException`` from the generated client, or a connection failure."""
+    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - see module doc
+
     if isinstance(exc, ApiException) and exc.status:
         return status_error(int(exc.status), str(exc.body or exc.reason or ""), what)
     return RetryableError(
@@ -173,39 +205,39 @@ def kube_error(exc: BaseException, what: str, *, host: str = "") -> GpuscaleErro
     )
 
 
-def status_error(status: int, body: str, what: str) -> GpuscaleError:
-    """The one-line error for an API answer with HTTP ``status`` and ``Status`` ``body``."""
-    message = _api_message(body)
+def status_error(
+    status: int,
+    body: Any,
+    what: str,
+    *,
+    fixes: Mapping[int, str] | None = None,
+    retry_fix: str = "retry in a moment",
+) -> GpuscaleError:
+    """The one-line error for an API answer with HTTP ``status`` and ``Status`` ``body``
+    (JSON text, bytes or a dict) about ``what``; the error class is
+    :func:`gpuscale._http_errors.error_for_status`'s. ``fixes`` replaces the fix for a
+    status where the caller knows better (``gpuscale deploy`` names the verbs it needs);
+    ``retry_fix`` is the fix for a 429 or 5xx."""
+    message = answer_message(body)
     said = f" ({message})" if message else ""
-    if status == 401:
-        return UnavailableError(
-            f"the API server rejected the credentials{said}",
-            where=what,
-            fix="refresh them (DOKS: gpuscale cluster kubeconfig --merge; they expire)",
-        )
-    if status == 403:
-        return UnavailableError(
-            f"not allowed{said}",
-            where=what,
-            fix="use a context whose user may read (and port-forward to) these objects",
-        )
-    if status == 404:
-        return InputError(f"not found{said}", where=what, fix="check the name and --namespace")
-    if status == 429 or status >= 500:
-        return RetryableError(
-            f"the API server answered {status}{said}", where=what, fix="retry in a moment"
-        )
-    return GpuscaleError(f"the API server answered {status}{said}", where=what)
+    text, fix = _STATUS_ERRORS.get(status) or (
+        f"the API server answered {status}",
+        retry_fix if is_retryable(status) else None,
+    )
+    return error_for_status(status, text + said, where=what, fix=(fixes or {}).get(status, fix))
 
 
-def _api_message(body: str) -> str:
-    try:
-        doc = json.loads(body or "")
-    except (TypeError, ValueError):
-        return " ".join(body.split())[:200]
-    if isinstance(doc, dict):
-        return " ".join(str(doc.get("message") or doc.get("reason") or "").split())[:200]
-    return ""
+_STATUS_ERRORS = {
+    401: (
+        "the API server rejected the credentials",
+        "refresh them (DOKS: gpuscale cluster kubeconfig --merge; they expire)",
+    ),
+    403: (
+        "not allowed",
+        "use a context whose user may read (and port-forward to) these objects",
+    ),
+    404: ("not found", "check the name and --namespace"),
+}
 
 
 class Kube:

@@ -7,9 +7,10 @@ manifests name, the Deployment's pods and its namespace's events, the Namespaces
 the ServiceMonitors (their labels), the nodes and every ``monitoring.coreos.com/v1``
 Prometheus. Then Prometheus itself, at each trigger's ``serverAddress`` (an in-cluster
 Service, reached through a port-forward to one of its ready pods with
-:class:`~gpuscale.live.load.ForwardPool`) or at ``--prometheus``: build info, the
-trigger queries with KEDA's query parameters, the active targets, and the
-kube-state-metrics series of each Deployment. Node pools come from DigitalOcean (a
+:class:`~gpuscale.live.load.ForwardPool`) or at ``--prometheus``, through the
+project's :class:`~gpuscale.prometheus.PrometheusClient`: build info, the trigger
+queries with KEDA's query parameters (answers kept raw for KEDA's parser), the active
+targets, and the kube-state-metrics series of each Deployment. Node pools come from DigitalOcean (a
 callable the CLI passes when the provider is doks and a token is set) or the profile.
 
 A read that fails (a missing permission, a timeout) is kept in ``Facts.errors`` and
@@ -22,13 +23,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx
-
 from gpuscale.controllers.keda import hpa_name
 from gpuscale.errors import GpuscaleError
 from gpuscale.live.kube import Kube
 from gpuscale.live.load import ForwardPool, deployment_selector
-from gpuscale.live.promquery import prometheus_get
 from gpuscale.live.verify import (
     KEDA_CRDS,
     METRICS_APISERVICE,
@@ -43,9 +41,10 @@ from gpuscale.live.verify import (
     verify_targets,
 )
 from gpuscale.live.watch import POOL_LABELS
-from gpuscale.live.watcher import in_cluster_service
+from gpuscale.live.watcher import in_cluster_service, open_prometheus
 from gpuscale.manifests import ManifestSet
 from gpuscale.profile import Profile
+from gpuscale.prometheus import PrometheusClient
 
 __all__ = ["PoolReader", "gather", "profile_pools"]
 
@@ -95,13 +94,14 @@ def gather(
     kube: Kube,
     manifests: ManifestSet,
     *,
-    http: httpx.Client,
     profile: Profile,
     namespace: str | None = None,
     prometheus_url: str | None = None,
     pools: PoolReader | None = None,
+    open_client: Callable[[str], PrometheusClient] = open_prometheus,
 ) -> Facts:
-    """Read everything :func:`~gpuscale.live.verify.verify_checks` needs for ``manifests``."""
+    """Read everything :func:`~gpuscale.live.verify.verify_checks` needs for ``manifests``;
+    ``open_client`` makes the Prometheus client for a base URL."""
     context = kube.target.namespace
     targets = verify_targets(manifests, namespace, context)
     reads = _Reads(kube)
@@ -161,7 +161,7 @@ def gather(
     nodes = reads.items("nodes", "/api/v1/nodes")
     proms = _prometheus(
         kube,
-        http,
+        open_client,
         targets.scaled_objects,
         [(ns, name) for ns, name, _ in targets.deployments],
         prometheus_url=prometheus_url,
@@ -191,9 +191,17 @@ def profile_pools(profile: Profile, nodes: Sequence[dict[str, Any]]) -> tuple[Po
     return tuple(pool_capacity(pool, counts[pool.name]) for pool in profile.node_pools)
 
 
+def _get(client: PrometheusClient, path: str, params: dict[str, str] | None = None) -> HttpAnswer:
+    try:
+        status, body = client.get(path, params)
+    except GpuscaleError as error:
+        return HttpAnswer(None, "", error.one_line())
+    return HttpAnswer(status, body)
+
+
 def _prometheus(
     kube: Kube,
-    http: httpx.Client,
+    open_client: Callable[[str], PrometheusClient],
     scaled_objects: Sequence[tuple[Any, str]],
     deployments: Sequence[tuple[str, str]],
     *,
@@ -229,19 +237,19 @@ def _prometheus(
             if error:
                 found[address] = PromFacts(source, HttpAnswer(None, "", error))
                 continue
-            queries = {
-                t.query: prometheus_get(http, base, "/api/v1/query", query_params(t))
-                for t in triggers
-            }
-            for ns, name in deployments:
-                query = ksm_query(ns, name)
-                queries[query] = prometheus_get(http, base, "/api/v1/query", {"query": query})
-            found[address] = PromFacts(
-                source=source,
-                buildinfo=prometheus_get(http, base, "/api/v1/status/buildinfo"),
-                queries=queries,
-                targets=prometheus_get(http, base, "/api/v1/targets", {"state": "active"}),
-            )
+            with open_client(base) as client:
+                queries = {
+                    t.query: _get(client, "/api/v1/query", query_params(t)) for t in triggers
+                }
+                for ns, name in deployments:
+                    query = ksm_query(ns, name)
+                    queries[query] = _get(client, "/api/v1/query", {"query": query})
+                found[address] = PromFacts(
+                    source=source,
+                    buildinfo=_get(client, "/api/v1/status/buildinfo"),
+                    queries=queries,
+                    targets=_get(client, "/api/v1/targets", {"state": "active"}),
+                )
         finally:
             if pool is not None:
                 pool.close()

@@ -4,7 +4,8 @@
 the ScaledObject's trigger query: at ``--prometheus URL`` when given, else at the
 trigger's own ``serverAddress`` when it is an in-cluster Service
 (``http://<service>.<namespace>.svc[.cluster.local]:<port>``), reached through a
-port-forward to one of the Service's ready pods. :func:`run_watch` is the loop, with
+port-forward to one of the Service's ready pods, through the project's
+:class:`~gpuscale.prometheus.PrometheusClient`. :func:`run_watch` is the loop, with
 the clock and sleep injected; the pure work is in :mod:`gpuscale.live.watch`.
 
 A read that fails for a passing reason (timeouts, 5xx, a missing permission on nodes
@@ -14,6 +15,7 @@ that does not exist ends the watch.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import IO, Any
@@ -23,7 +25,6 @@ import httpx
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.live.kube import Kube
 from gpuscale.live.load import ForwardPool, deployment_selector
-from gpuscale.live.promquery import query_prometheus
 from gpuscale.live.watch import (
     QueryAnswer,
     Snapshot,
@@ -33,9 +34,18 @@ from gpuscale.live.watch import (
     find_scaled_object,
     prometheus_trigger,
 )
+from gpuscale.prometheus import PrometheusClient
+from gpuscale.promql import ScalarResult, VectorResult
 from gpuscale.timeline import Header, Record, encode_header, encode_record
 
-__all__ = ["TimelineWriter", "Watcher", "in_cluster_service", "run_watch"]
+__all__ = [
+    "TimelineWriter",
+    "Watcher",
+    "in_cluster_service",
+    "open_prometheus",
+    "query_answer",
+    "run_watch",
+]
 
 _IN_CLUSTER = re.compile(
     r"^https?://(?P<service>[a-z0-9-]+)\.(?P<namespace>[a-z0-9-]+)\.svc(?:\.cluster\.local)?"
@@ -52,6 +62,34 @@ def in_cluster_service(address: str) -> tuple[str, str, str] | None:
     return match.group("namespace"), match.group("service"), port
 
 
+def open_prometheus(base_url: str, *, timeout_s: float = 10.0) -> PrometheusClient:
+    """A :class:`PrometheusClient` for ``base_url`` that sends straight to it: a
+    transport of its own, so no ``HTTP_PROXY`` of the environment reroutes a request
+    meant for a loopback port-forward."""
+    return PrometheusClient(base_url, timeout_s=timeout_s, transport=httpx.HTTPTransport())
+
+
+def query_answer(client: PrometheusClient, query: str, *, source: str = "") -> QueryAnswer:
+    """The instant value of ``query`` as KEDA's Prometheus scaler sees it: how many series
+    came back and the value of the single one; errors come back in the answer."""
+    label = source or client.base_url
+    try:
+        result = client.query(query)
+    except GpuscaleError as error:
+        return QueryAnswer(None, 0, error.one_line(), label)
+    if isinstance(result, ScalarResult):
+        return QueryAnswer(_finite(result.value), 1, None, label)
+    if not isinstance(result, VectorResult):
+        return QueryAnswer(None, 0, f"result type {result.result_type}, expected a vector", label)
+    if len(result.samples) != 1:
+        return QueryAnswer(None, len(result.samples), None, label)
+    return QueryAnswer(_finite(result.samples[0].value), 1, None, label)
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
 class Watcher:
     """Reads one :class:`Snapshot` per call."""
 
@@ -61,15 +99,22 @@ class Watcher:
         namespace: str,
         deployment: str,
         *,
-        http: httpx.Client,
         prometheus: str | None = None,
+        open_client: Callable[[str], PrometheusClient] = open_prometheus,
     ) -> None:
         self.kube = kube
         self.namespace = namespace
         self.deployment = deployment
-        self.http = http
         self.prometheus = prometheus
+        self._open_client = open_client
+        self._clients: dict[str, PrometheusClient] = {}
         self._forwards: dict[str, ForwardPool] = {}
+
+    def _client(self, base_url: str) -> PrometheusClient:
+        client = self._clients.get(base_url)
+        if client is None:
+            client = self._clients[base_url] = self._open_client(base_url)
+        return client
 
     def read(self, t: float) -> Snapshot:
         """Everything about the workload at ``t`` (seconds since the watch started)."""
@@ -107,7 +152,7 @@ class Watcher:
 
     def _ask(self, server: str, query: str) -> QueryAnswer | None:
         if self.prometheus:
-            return query_prometheus(self.http, self.prometheus, query)
+            return query_answer(self._client(self.prometheus), query)
         found = in_cluster_service(server)
         if found is None:
             return None
@@ -124,9 +169,12 @@ class Watcher:
                 return QueryAnswer(None, 0, error.one_line(), label)
             if not pool.urls():
                 return QueryAnswer(None, 0, "no ready Prometheus pod behind the Service", label)
-        return query_prometheus(self.http, pool.urls()[0], query, source=label)
+        return query_answer(self._client(pool.urls()[0]), query, source=label)
 
     def close(self) -> None:
+        for client in self._clients.values():
+            client.close()
+        self._clients.clear()
         for pool in self._forwards.values():
             pool.close()
         self._forwards.clear()

@@ -153,6 +153,13 @@ class PrometheusClient:
         }
         return self._api("/api/v1/query_range", params, query)
 
+    def get(self, path: str, params: Mapping[str, str] | None = None) -> tuple[int, str]:
+        """``GET path``: the HTTP status and body as they came, whatever the status, for a
+        caller that reads the answer as another program would (``gpuscale verify`` hands
+        query answers to KEDA's parser). No answer at all raises as the other endpoints do."""
+        response = self._send(path, params or {})
+        return response.status_code, response.text
+
     def targets(self, *, state: str = "active") -> list[Target]:
         """Scrape targets (``state``: ``active``, ``dropped`` or ``any``; dropped ones have
         no health and are reported with health ``"dropped"``)."""
@@ -192,10 +199,10 @@ class PrometheusClient:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _api(self, path: str, params: Mapping[str, str], query: str | None) -> dict[str, Any]:
+    def _send(self, path: str, params: Mapping[str, str]) -> httpx.Response:
         where = f"{self.base_url}{path}"
         try:
-            response = self._http.get(path, params=params)
+            return self._http.get(path, params=params)
         except httpx.TimeoutException:
             raise RetryableError(f"{where}: timed out", fix="retry, or raise the timeout") from None
         except httpx.ConnectError as exc:
@@ -205,6 +212,10 @@ class PrometheusClient:
             ) from None
         except httpx.HTTPError as exc:
             raise UnavailableError(f"{where}: request failed ({_reason(exc)})") from None
+
+    def _api(self, path: str, params: Mapping[str, str], query: str | None) -> dict[str, Any]:
+        where = f"{self.base_url}{path}"
+        response = self._send(path, params)
         status = response.status_code
         try:
             body = response.json()

@@ -397,7 +397,7 @@ def test_client_dry_run_without_a_kubeconfig_leaves_the_namespace_to_kubectl(
     assert code == 0, err
     documents = list(YAML(typ="safe").load_all(out))
     assert all("namespace" not in d["metadata"] for d in documents)
-    assert "note: no usable kubeconfig; ConfigMap/go-program" in err
+    assert "note: no kubeconfig; ConfigMap/go-program" in err
 
 
 def test_lint_errors_block_the_tutorial_and_nothing_is_applied(
@@ -414,3 +414,73 @@ def test_lint_errors_block_the_tutorial_and_nothing_is_applied(
     )
     assert any("resources.yaml:135: servicemonitor-namespace-mismatch" in line for line in lines)
     assert lines[-1].startswith("gpuscale: error: examples/tutorial/resources.yaml: 2 problems")
+
+
+SERVICE = """apiVersion: v1
+kind: Service
+metadata:
+  name: app
+  labels: {app: app}
+spec:
+  selector: {app: app}
+  ports: [{name: metrics, port: 8080}]
+"""
+
+
+def _monitor(namespace: str) -> str:
+    return f"""apiVersion: monitoring.coreos.com/v1
+kind: ServiceMonitor
+metadata:
+  name: app
+spec:
+  selector: {{matchLabels: {{app: app}}}}
+  endpoints: [{{port: metrics}}]
+  namespaceSelector: {{matchNames: [{namespace}]}}
+"""
+
+
+@pytest.mark.parametrize("mode", ["--dry-run=client", "--dry-run=server", None])
+def test_lint_judges_objects_in_the_namespace_they_are_applied_to(
+    fake_kube: FakeKube, capsys: pytest.CaptureFixture[str], tmp_path: Path, mode: str | None
+) -> None:
+    # The reviewer's case: the context's namespace is demo (conftest), the objects name
+    # none, the ServiceMonitor looks in demo. Lint must judge them in demo, not default.
+    _stack(fake_kube, "demo")
+    (tmp_path / "sm.yaml").write_text(_monitor("demo"))
+    (tmp_path / "svc.yaml").write_text(SERVICE)
+    argv = [str(tmp_path / "sm.yaml"), str(tmp_path / "svc.yaml")] + ([mode] if mode else [])
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert "servicemonitor-namespace-mismatch" not in err
+    if mode == "--dry-run=client":
+        assert fake_kube.seen == []
+        assert {d["metadata"]["namespace"] for d in YAML(typ="safe").load_all(out)} == {"demo"}
+    # Objects that really land elsewhere are still caught: -n other applies them in other.
+    code, _, err = _run(capsys, *argv, "-n", "other")
+    assert code == 2
+    assert "servicemonitor-namespace-mismatch" in err
+
+
+def test_a_schema_error_is_listed_once_and_warnings_are_printed(
+    fake_kube: FakeKube, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _stack(fake_kube, "gpu-demo")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        (Path(FIXED) / "resources.yaml").read_text().replace("replicas: 1", "replicas: one")
+        + "---\napiVersion: example.com/v1\nkind: Widget\n"
+        + "metadata: {name: w, namespace: gpu-demo}\n"
+    )
+    code, _, err = _run(capsys, str(bad))
+    assert code == 2
+    lines = err.splitlines()
+    replicas = [line for line in lines if "spec.replicas" in line]
+    assert replicas == [
+        f"error: {bad}:12: schema-invalid: spec.replicas: expected an integer, got 'one'"
+    ]
+    assert any(
+        line.startswith(f"warning: {bad}:") and "schema-invalid" in line and "Widget" in line
+        for line in lines
+    ), err
+    assert lines[-1].startswith(f"gpuscale: error: {bad}: 1 problem in the manifests")
+    assert fake_kube.seen == []

@@ -57,6 +57,16 @@ KEDA_VALUES = {
     },
 }
 
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]
+users: [{name: u, user: {token: t}}]
+contexts:
+- {name: do-atl1-c, context: {cluster: c, user: u}}
+- {name: other, context: {cluster: c, user: u}}
+current-context: other
+"""
+
 
 @pytest.fixture
 def helm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -68,6 +78,10 @@ def helm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     log = tmp_path / "helm.log"
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
     monkeypatch.setenv("FAKE_HELM_LOG", str(log))
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(KUBECONFIG, encoding="utf-8")
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     monkeypatch.chdir(tmp_path)
     return log
 
@@ -112,7 +126,14 @@ def test_install_runs_repo_setup_then_both_releases_with_wait(
     assert keda["argv"][3:7] == ["kedacore/keda", "--namespace", "keda", "--create-namespace"]
     assert yaml.load(keda["values"]["keda.values.yaml"]) == KEDA_VALUES
     assert not Path(prom["values_dir"]).exists(), "the values directory is cleaned up"
-    assert "http://prometheus-operated.monitoring.svc.cluster.local:9090" in out.out
+    assert out.out.splitlines() == [
+        "installed kube-prometheus-stack (release prometheus, namespace monitoring) and KEDA "
+        "(release keda, namespace keda); both ready",
+        "Prometheus address for ScaledObject triggers: "
+        "http://prometheus-operated.monitoring.svc.cluster.local:9090",
+        "ServiceMonitors: Prometheus selects every ServiceMonitor in every namespace "
+        "(serviceMonitorSelectorNilUsesHelmValues: false); no release label needed",
+    ]
     assert "$ helm upgrade --install keda kedacore/keda" in out.err
     assert "Happy Helming!" in out.err
 
@@ -134,7 +155,7 @@ def test_profile_names_the_namespaces_releases_and_versions(helm: Path, tmp_path
         "scrape_interval: 15s}\nkeda: {namespace: autoscaling, chart_version: '2.20.2'}\n",
         encoding="utf-8",
     )
-    assert main(["install", "--profile", str(profile), "--kube-context", "do-atl1-c"]) == 0
+    assert main(["install", "--profile", str(profile), "--context", "do-atl1-c"]) == 0
     calls = _calls(helm)
     prom, keda = calls[3]["argv"], calls[4]["argv"]
     assert prom[2:6] == ["kps", "prometheus-community/kube-prometheus-stack", "--namespace",
@@ -215,3 +236,41 @@ def test_bad_profile_values_name_the_key(
     err = capsys.readouterr().err
     assert re.search(rf"{re.escape(str(profile))}:\d+: {re.escape(where)}: ", err), err
     assert "fix:" in err
+
+
+def test_a_chart_selection_profile_says_which_label_servicemonitors_need(
+    helm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = tmp_path / "p.yaml"
+    profile.write_text(
+        "prometheus: {release: kps, selects_all_servicemonitors: false}\n", encoding="utf-8"
+    )
+    assert main(["install", "-p", str(profile)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("ServiceMonitors: Prometheus selects only ServiceMonitors labelled ")
+    assert "metadata.labels.release: kps" in last
+    values = YAML(typ="safe").load(_calls(helm)[3]["values"]["kube-prometheus-stack.values.yaml"])
+    assert "serviceMonitorSelectorNilUsesHelmValues" not in values["prometheus"]["prometheusSpec"]
+
+
+def test_kube_context_is_now_context(helm: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["install", "--kube-context", "do-atl1-c"]) == 2
+    assert "--kube-context" in capsys.readouterr().err
+    assert _calls(helm) == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--context", "typo"], ["no context 'typo'", "do-atl1-c, other"]),
+        (["--kubeconfig", "missing.yaml"], ["missing.yaml", "does not exist"]),
+    ],
+)
+def test_a_bad_kubeconfig_stops_install_before_helm_runs(
+    helm: Path, capsys: pytest.CaptureFixture[str], argv: list[str], words: list[str]
+) -> None:
+    assert main(["install", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert all(w in err for w in words), err
+    assert _calls(helm) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -191,3 +192,88 @@ def test_trace_replay_uses_the_shared_trace_reader(
     assert code == 0
     assert json.loads(capsys.readouterr().out)["ok"] == 3
     assert [r[0] for r in pod.requests] == ["/?value=10", "/?value=8", "/?value=3"]
+
+
+def _trace_file(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("argv", "where"),
+    [
+        (["--rate", "0", "--for", "1m"], "--rate"),
+        (["--rate", "-3", "--for", "1m"], "--rate"),
+        (["--rate", "inf", "--for", "1m"], "--rate"),
+        (["--rate", "5", "--for", "0s"], "--for"),
+        (["--rate", "5", "--for", "ten minutes"], "--for"),
+        (["--rate", "5", "--for", "1m", "--timeout", "soon"], "--timeout"),
+        (["--rate", "5", "--for", "1m", "--refresh", "0s"], "--refresh"),
+        (["--rate", "5", "--for", "1m", "--concurrency", "0"], "--concurrency"),
+        (["--rate", "5", "--for", "1m", "-o", "yaml"], "--output"),
+        (["--rate", "5", "--for", "1m", "--pod", "app-a"], "--pod"),
+        (["--rate", "5", "--for", "1m", "--speed", "2"], "--speed"),
+        (["--value", "1", "--for", "1m"], "--for"),
+        (["--value", "1", "--service", "svc"], "--service"),
+        (["--value", "1", "--concurrency", "4"], "--concurrency"),
+        (["--trace", "{missing}"], "{missing}"),
+        (["--trace", "{garbage}"], "{garbage}"),
+        (["--trace", "{good}", "--speed", "0"], "--speed"),
+        (["--trace", "{good}", "--port", "80"], "--port"),
+        (["--value", "1", "--trace", "{good}"], "gpuscale load"),
+        ([], "gpuscale load"),
+    ],
+)
+def test_every_flag_is_checked_before_the_cluster_is_contacted(
+    fake_kube: FakeKube,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    argv: list[str],
+    where: str,
+) -> None:
+    files = {
+        "missing": str(tmp_path / "no-such-trace.csv"),
+        "garbage": _trace_file(tmp_path, "garbage.csv", "this is not,a trace\n1,2\n"),
+        "good": _trace_file(
+            tmp_path,
+            "good.csv",
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,4808,10\n",
+        ),
+    }
+    args = [a.format(**files) for a in argv]
+    assert main(["load", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"gpuscale: error: {where.format(**files)}"), err
+    assert fake_kube.seen == []
+
+
+def test_a_setter_token_flag_is_warned_about_and_never_printed(
+    fake_kube: FakeKube, pod_server: Callable[..., PodServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    secret = "flag-s3cr3t"
+    pod = pod_server(token=secret)
+    _tutorial(fake_kube, {"app-a": pod})
+    assert main(["load", "--value", "7", "--setter-token", secret]) == 0
+    out = capsys.readouterr()
+    assert pod.requests[-1] == ("/?value=7", f"Bearer {secret}")
+    warnings = [line for line in out.err.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        "warning: --setter-token's value shows in process listings (ps); set "
+        "GPUSCALE_SETTER_TOKEN instead"
+    ]
+    assert secret not in out.out + out.err
+
+
+def test_a_setter_token_from_the_environment_is_not_warned_about(
+    fake_kube: FakeKube,
+    pod_server: Callable[..., PodServer],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pod = pod_server(token="env-token")
+    _tutorial(fake_kube, {"app-a": pod})
+    monkeypatch.setenv("GPUSCALE_SETTER_TOKEN", "env-token")
+    assert main(["load", "--value", "7"]) == 0
+    assert "warning" not in capsys.readouterr().err

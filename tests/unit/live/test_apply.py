@@ -295,3 +295,24 @@ def test_client_objects_guess_scope_from_known_cluster_kinds() -> None:
     objects = client_objects(load_text(text, "x.yaml"), flag="shop", context=None)
     assert objects[0]["metadata"] == {"name": "shop"}
     assert objects[1]["metadata"] == {"name": "w", "namespace": "shop"}
+
+
+@pytest.mark.parametrize("status", [401, 403, 429, 500, 503, 418])
+def test_deploy_and_the_other_live_commands_map_a_status_to_one_error_class(status: int) -> None:
+    # One mapping (gpuscale.live.kube.status_error); deploy words some fixes, and 404,
+    # 409 and 422 (a missing namespace, a conflict, a rejected field), itself.
+    from gpuscale.live.kube import status_error
+
+    body = _status(status, "Reason", "the API server's words")
+    shared = status_error(status, body, "deployment.apps/web")
+    applied = apply_error(
+        status,
+        body,
+        manifest=_one(DEPLOYMENT),
+        name="deployment.apps/web",
+        namespace="shop",
+        resource="deployments",
+    )
+    assert type(applied) is type(shared)
+    assert "the API server's words" in applied.message
+    assert applied.message == shared.message
