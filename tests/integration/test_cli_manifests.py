@@ -4,6 +4,7 @@ and one-line errors."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -164,6 +165,33 @@ def test_render_broken_yaml_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no such file or directory" in _error_line(capsys)
 
 
+_SELF_ALIAS = "a: &a [*a]\n"
+_LAUGHS = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n" + "".join(
+    f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}' if n else 'lol'] * 10)}]\n" for n in range(8)
+)
+
+
+@pytest.mark.parametrize("command", ["render", "lint"])
+@pytest.mark.parametrize(
+    "case",
+    [(_SELF_ALIAS, 1, "would contain itself"), (_LAUGHS, 8, "excessive aliasing")],
+    ids=["self-alias", "billion-laughs"],
+)
+def test_runaway_aliases_exit_2_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    case: tuple[str, int, str],
+) -> None:
+    """Was a RecursionError traceback, and a 7-level "billion laughs" took over 30 s."""
+    text, line, words = case
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main([command, "-"]) == 2
+    error = _error_line(capsys)
+    assert error.startswith(f"gpuscale: error: <stdin>:{line}: "), error
+    assert words in error
+
+
 def test_profile_check_ok_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["profile", "check", "examples/tutorial/gpuscale.yaml"]) == 0
     assert "ok (doks, 2 node pools of which 1 with GPUs" in capsys.readouterr().out
@@ -209,6 +237,7 @@ def test_profile_show_fills_defaults(capsys: pytest.CaptureFixture[str]) -> None
         ("node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: 1, max_nodes: 2}\n", 2, "both set"),
         ("just text\n", 1, "must be a mapping"),
         ("a: 1\n---\nb: 2\n", 3, "one YAML document"),
+        ("cluster: &a {x: *a}\n", 1, "would contain itself"),
     ],
 )
 def test_profile_check_bad_input_classes_exit_2(

@@ -9,6 +9,12 @@ Kubernetes' own YAML decoder (sigs.k8s.io/yaml on go-yaml v2, ``resolve.go``), w
 YAML 1.1's: ``yes``/``on``/``y`` are booleans, ``0755`` is octal, ``1e3`` a float, and
 timestamps stay strings; ruamel's resolver is bypassed, which also makes loading faster.
 
+Aliases are expanded as go-yaml expands them, and limited as it limits them (go-yaml
+v2.2.8+/v3 ``decode.go``: ``decoder.alias``, ``allowedAliasRatio``): an anchor whose value
+holds an alias of itself is refused (Python would recurse without end), and so is a
+document whose aliases expand to far more nodes than it holds ("billion laughs"), which
+Kubernetes' decoder refuses too; both are a :class:`~gpuscale.errors.ManifestError`.
+
 Loading never validates: a document with a wrong type or a templated value
 (``${replicas}``, ``<deployment_name>``, an unquoted Helm ``{{ .Values.x }}``, which YAML
 reads as a nested flow mapping and which is kept here as its source text) loads, and
@@ -66,6 +72,8 @@ def parse_yaml(text: str, source: str) -> list[YamlDocument]:
         raise _yaml_error(exc, source, lines) from None
     except YAMLError as exc:
         raise ManifestError(f"not valid YAML: {exc}", where=source, fix=_GENERIC_FIX) from None
+    except RecursionError:
+        raise _too_deep(source) from None
     spans: list[tuple[int, int, int, int]] = []
     built = []
     for root in roots:
@@ -78,7 +86,10 @@ def parse_yaml(text: str, source: str) -> list[YamlDocument]:
                 fix="render the chart first (helm template ... | gpuscale ... -) or quote it",
             )
         builder = _Builder(source, lines, spans)
-        body = builder.build(root, ())
+        try:
+            body = builder.build(root, ())
+        except RecursionError:
+            raise _too_deep(f"{source}:{root.start_mark.line + 1}") from None
         start = Location(source, root.start_mark.line + 1, root.start_mark.column + 1)
         built.append((body, builder.positions, start))
     comments = _comments(lines, spans)
@@ -240,6 +251,29 @@ def _yaml_error(exc: MarkedYAMLError, source: str, lines: list[str]) -> Manifest
     return ManifestError(message, where=f"{source}:{line}", fix=fix)
 
 
+def _too_deep(where: str) -> ManifestError:
+    return ManifestError(
+        "the YAML is nested too deeply to read",
+        where=where,
+        fix="flatten the structure; Kubernetes objects are never nested this deep",
+    )
+
+
+# go-yaml decode.go: below this many decoded nodes, up to 99 % of them may come from
+# alias expansion; above the high mark only 10 %; in between the share falls linearly.
+_ALIAS_RATIO_LOW = 400_000
+_ALIAS_RATIO_HIGH = 4_000_000
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    """go-yaml ``allowedAliasRatio``: the share of decoded nodes aliases may account for."""
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
@@ -252,7 +286,13 @@ def _is_template(node: MappingNode) -> bool:
 
 
 class _Builder:
-    """Turns one document's nodes into plain data, recording the position of each key."""
+    """Turns one document's nodes into plain data, recording the position of each key.
+
+    The composer hands an alias over as the very node its anchor names, so a node met a
+    second time is an alias: it is expanded again (as go-yaml does) while the counts of
+    go-yaml's decoder bound the expansion, and a node met again while it is still being
+    built is an anchor that holds itself.
+    """
 
     def __init__(
         self, source: str, lines: list[str], spans: list[tuple[int, int, int, int]]
@@ -262,11 +302,75 @@ class _Builder:
         self.spans = spans
         """Where quoted and block scalars are: ``#`` there is text, not a comment."""
         self.positions: dict[KeyPath, Location] = {}
+        self._seen: set[int] = set()
+        self._open: set[int] = set()
+        self._decoded = 0
+        self._expanded = 0
+        self._alias_depth = 0
 
     def _location(self, node: Node) -> Location:
         return Location(self.source, node.start_mark.line + 1, node.start_mark.column + 1)
 
+    def _count(self, path: KeyPath) -> None:
+        """go-yaml ``decoder.unmarshal``'s bookkeeping: one more node, maybe from an alias."""
+        self._decoded += 1
+        if self._alias_depth:
+            self._expanded += 1
+            if (
+                self._expanded > 100
+                and self._decoded > 1000
+                and self._expanded / self._decoded > _allowed_alias_ratio(self._decoded)
+            ):
+                raise ManifestError(
+                    "excessive aliasing: the document's aliases expand to far more values "
+                    "than it holds (Kubernetes' YAML decoder refuses it too)",
+                    where=self._site(path),
+                    fix="write the repeated values out, or use fewer nested aliases",
+                )
+
+    def _site(self, path: KeyPath) -> str:
+        """``file:line`` of the key nearest to ``path`` (the composer drops aliases' marks)."""
+        probe = path
+        while probe:
+            if isinstance(probe[-1], str) and probe in self.positions:
+                return f"{self.source}:{self.positions[probe].line}"
+            probe = probe[:-1]
+        return self.source
+
     def build(self, node: Node, path: KeyPath) -> Any:
+        identity = id(node)
+        if identity not in self._seen:
+            self._seen.add(identity)
+            return self._build(node, path)
+        self._count(path)
+        if identity in self._open:
+            raise ManifestError(
+                f"an alias refers to the anchor (line {node.start_mark.line + 1}) whose "
+                "value it stands in, so that value would contain itself without end",
+                where=self._site(path),
+                fix="replace the alias with the values it should repeat",
+            )
+        self._alias_depth += 1
+        try:
+            return self._build(node, path)
+        finally:
+            self._alias_depth -= 1
+
+    def _build(self, node: Node, path: KeyPath) -> Any:
+        self._count(path)
+        if isinstance(node, MappingNode | SequenceNode):
+            identity = id(node)
+            self._open.add(identity)
+            try:
+                return self._collection(node, path)
+            finally:
+                self._open.discard(identity)
+        if isinstance(node, ScalarNode) and node.style:
+            start, end = node.start_mark, node.end_mark
+            self.spans.append((start.line, start.column, end.line, end.column))
+        return _scalar(node)
+
+    def _collection(self, node: Node, path: KeyPath) -> Any:
         if isinstance(node, MappingNode):
             if _is_template(node):
                 return self._source_text(node)
@@ -277,10 +381,7 @@ class _Builder:
                 self.positions[(*path, index)] = self._location(item)
                 items.append(self.build(item, (*path, index)))
             return items
-        if isinstance(node, ScalarNode) and node.style:
-            start, end = node.start_mark, node.end_mark
-            self.spans.append((start.line, start.column, end.line, end.column))
-        return _scalar(node)
+        return None
 
     def _mapping(self, node: MappingNode, path: KeyPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -295,6 +396,7 @@ class _Builder:
                         merged = {**value, **merged}
                 continue
             key = str(key_node.value) if isinstance(key_node, ScalarNode) else "?"
+            self._count(path)
             if key in result:
                 first = self.positions[(*path, key)]
                 raise ManifestError(
