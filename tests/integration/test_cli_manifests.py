@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from gpuscale.cli.main import main
-from gpuscale.manifests import load_paths, load_text, validate
-from gpuscale.profile import load_profile
+from gpuscale.inputs import read_manifests, read_profile
+from gpuscale.manifests import load_text, validate
 
 pytestmark = pytest.mark.integration
 
@@ -48,11 +48,11 @@ def test_init_writes_a_set_that_validates_and_loads(tmp_path: Path) -> None:
     target = tmp_path / "app"
     assert _init(target) == 0
     assert sorted(p.name for p in (target / "manifests").iterdir()) == MANIFESTS
-    loaded = load_paths([target])
+    loaded = read_manifests([target])
     assert len(loaded) == 4
     assert validate(loaded) == []
     assert {m.namespace for m in loaded} == {"ml"}
-    profile = load_profile(target / "gpuscale.yaml")
+    profile = read_profile(target / "gpuscale.yaml")
     assert profile.gpu_pools[0].gpu == "nvidia"
     assert not [p for p in target.rglob(".*") if p.is_file()]  # no temporary files left
 
@@ -76,7 +76,7 @@ def test_init_force_overwrites(tmp_path: Path) -> None:
     assert _init(target) == 0
     (target / "gpuscale.yaml").write_text("broken: [\n")
     assert _init(target, "--force") == 0
-    load_profile(target / "gpuscale.yaml")
+    read_profile(target / "gpuscale.yaml")
 
 
 def test_init_stdout_prints_the_manifests_only(
@@ -130,7 +130,7 @@ def test_render_prints_one_stream_with_namespaces_filled(
         "ScaledObject",
     ]
     assert {m.namespace for m in loaded} == {"gpu-demo"}
-    original = load_paths(["examples/tutorial"])
+    original = read_manifests(["examples/tutorial"])
     assert loaded[0].body["data"] == original[0].body["data"]
 
 

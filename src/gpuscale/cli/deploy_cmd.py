@@ -149,7 +149,7 @@ def deploy_command(
     context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
 ) -> None:
     """Validate, lint, then server-side apply manifests in dependency order."""
-    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
 
     if dry_run not in (None, "client", "server"):
         raise InputError(
@@ -159,7 +159,7 @@ def deploy_command(
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use text or json"
         )
-    manifest_set = load_paths(manifests, stdin=sys.stdin)
+    manifest_set = read_manifests(manifests, stdin=sys.stdin)
     loaded, profile_file = optional_profile(profile)
     check_manifests(
         manifest_set,

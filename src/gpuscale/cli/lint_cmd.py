@@ -1,7 +1,7 @@
 """``gpuscale lint PATH...``: find autoscaling mistakes in manifests, with the fix.
 
 The command is the I/O edge of :mod:`gpuscale.lint`: it loads the manifests with
-:func:`gpuscale.manifests.load_paths` (files, directories searched for ``*.yaml`` and
+:func:`gpuscale.inputs.read_manifests` (files, directories searched for ``*.yaml`` and
 ``*.yml`` with the profile ``gpuscale.yaml`` skipped, and ``-`` for standard input), the
 profile as ``deploy``, ``verify``, ``install`` and ``watch`` do (``--profile``, else
 ``./gpuscale.yaml`` when it exists, else none), calls :func:`gpuscale.lint.run_lint` with
@@ -70,6 +70,7 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
     # Rendering pulls in rich's syntax highlighting; import it only when lint runs.
     from rich.console import Console  # noqa: PLC0415
 
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.lint import LintOptions, parse_slugs, run_lint  # noqa: PLC0415
     from gpuscale.lint.output import (  # noqa: PLC0415
         explain,
@@ -79,7 +80,6 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         render_json,
         render_sarif,
     )
-    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
     console = Console(file=stdout, highlight=False)
     if args.list_rules:
@@ -110,7 +110,7 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
     )
     loaded, profile_file = optional_profile(args.profile)
     profile = loaded if profile_file is not None else None
-    manifests = load_paths(args.paths, stdin=stdin)
+    manifests = read_manifests(args.paths, stdin=stdin)
     if not manifests:
         raise ManifestError(
             "no objects found", where=" ".join(args.paths), fix="check the paths hold manifests"

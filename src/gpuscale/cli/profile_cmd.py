@@ -34,9 +34,9 @@ def check(
     file: Annotated[Path, typer.Argument(help="The profile, e.g. gpuscale.yaml.")],
 ) -> None:
     """Validate a profile: exit 0 when it is valid, 2 with a one-line error otherwise."""
-    from gpuscale.profile import load_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
 
-    profile = load_profile(file)
+    profile = read_profile(file)
     gpu = sum(1 for pool in profile.node_pools if pool.gpu != "none")
     sys.stdout.write(
         f"{file}: ok ({profile.cluster.provider}, {len(profile.node_pools)} node pools of which "
@@ -53,14 +53,15 @@ def show(
     output: Annotated[str, typer.Option("--output", "-o", help="yaml or json.")] = "yaml",
 ) -> None:
     """Print the effective profile: every value, defaults and catalogue entries filled."""
+    from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import render  # noqa: PLC0415 - see module doc
-    from gpuscale.profile import Profile, load_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.profile import Profile  # noqa: PLC0415 - see module doc
 
     if output not in ("yaml", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use yaml or json"
         )
-    profile = load_profile(file) if file is not None else Profile.default()
+    profile = read_profile(file) if file is not None else Profile.default()
     data = profile.model_dump(mode="json")
     if output == "json":
         sys.stdout.write(json.dumps(data, indent=2) + "\n")

@@ -48,9 +48,10 @@ def render_command(
     ] = DEFAULT_KUBE_VERSION,
 ) -> None:
     """Print manifests as one multi-document YAML stream for `kubectl apply -f -`."""
-    from gpuscale.manifests import load_paths, render, validate  # noqa: PLC0415 - see module doc
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
+    from gpuscale.manifests import render, validate  # noqa: PLC0415 - see module doc
 
-    manifests = load_paths(paths, stdin=sys.stdin)
+    manifests = read_manifests(paths, stdin=sys.stdin)
     if not manifests:
         raise ManifestError(
             "no objects found", where=" ".join(paths), fix="check the paths hold manifests"

@@ -99,16 +99,16 @@ def verify_command(
     """Check every link of the scaling chain on the live cluster (read-only)."""
     import httpx  # noqa: PLC0415 - see module doc
 
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.verifier import gather  # noqa: PLC0415 - see module doc
     from gpuscale.live.verify import checks_table, summary, verify_checks  # noqa: PLC0415
-    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
     if output not in ("text", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use text or json"
         )
-    manifest_set = load_paths(manifests, stdin=sys.stdin)
+    manifest_set = read_manifests(manifests, stdin=sys.stdin)
     loaded, source = optional_profile(profile)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     kube = Kube(api, target)

@@ -1,4 +1,4 @@
-"""Read manifests from text, files, directories and stdin, keeping the line of every key.
+"""Read manifests from text, keeping the line of every key.
 
 The YAML is composed into ruamel.yaml's node graph (libyaml through
 ``ruamel.yaml.clib`` when installed, the pure-Python parser otherwise) and turned into
@@ -15,6 +15,9 @@ holds an alias of itself is refused (Python would recurse without end), and so i
 document whose aliases expand to far more nodes than it holds ("billion laughs"), which
 Kubernetes' decoder refuses too; both are a :class:`~gpuscale.errors.ManifestError`.
 
+Pure: the text comes in as a string; :func:`gpuscale.inputs.read_manifests` reads files,
+directories and stdin and calls :func:`load_text`.
+
 Loading never validates: a document with a wrong type or a templated value
 (``${replicas}``, ``<deployment_name>``, an unquoted Helm ``{{ .Values.x }}``, which YAML
 reads as a nested flow mapping and which is kept here as its source text) loads, and
@@ -26,10 +29,9 @@ with ``file:line`` and a fix.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -38,9 +40,9 @@ from ruamel.yaml.resolver import BaseResolver
 from ruamel.yaml.tag import Tag
 
 from gpuscale.errors import ManifestError
-from gpuscale.manifests._model import KeyPath, Location, Manifest, ManifestSet
+from gpuscale.manifests._model import KeyPath, Location, Manifest
 
-__all__ = ["PROFILE_NAMES", "STDIN", "YamlDocument", "load_paths", "load_text", "parse_yaml"]
+__all__ = ["PROFILE_NAMES", "STDIN", "YamlDocument", "load_text", "parse_yaml"]
 
 STDIN = "<stdin>"
 """The file name manifests read from standard input carry."""
@@ -96,7 +98,6 @@ def parse_yaml(text: str, source: str) -> list[YamlDocument]:
     return [YamlDocument(body, positions, start, comments) for body, positions, start in built]
 
 
-_YAML_SUFFIXES = (".yaml", ".yml")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _COMMENT_START = re.compile(r"(?:^|(?<=\s))#")
 _PLAIN = Tag(suffix="tag:gpuscale:plain")
@@ -168,66 +169,6 @@ def load_text(text: str, source: str) -> list[Manifest]:
             )
         manifests.extend(_split(document))
     return manifests
-
-
-def load_paths(paths: Sequence[str | Path], *, stdin: TextIO | None = None) -> ManifestSet:
-    """Every manifest in ``paths``, in the order given.
-
-    A path may be a file (any name), a directory (its ``*.yaml``/``*.yml`` files,
-    recursively, in sorted order, skipping hidden entries and the profile
-    ``gpuscale.yaml``, which is not a manifest), or ``-`` for ``stdin``.
-    Raises :class:`ManifestError` for a missing path, an unreadable or non-UTF-8 file,
-    a directory with no manifests, or YAML that does not parse.
-    """
-    manifests: list[Manifest] = []
-    for raw in paths:
-        if str(raw) == "-":
-            if stdin is None:
-                raise ManifestError(
-                    "'-' names standard input, but none was given", where=STDIN, fix=None
-                )
-            manifests.extend(load_text(stdin.read(), STDIN))
-            continue
-        for file in _expand(Path(raw)):
-            manifests.extend(load_text(_read(file), str(file)))
-    return ManifestSet(manifests)
-
-
-def _expand(path: Path) -> Iterable[Path]:
-    if path.is_dir():
-        found = sorted(
-            candidate
-            for candidate in path.rglob("*")
-            if candidate.suffix in _YAML_SUFFIXES
-            and candidate.is_file()
-            and candidate.name not in PROFILE_NAMES
-            and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
-        )
-        if not found:
-            raise ManifestError(
-                "the directory holds no *.yaml or *.yml files",
-                where=str(path),
-                fix="point at the directory with the manifests, or at the files themselves",
-            )
-        return found
-    if not path.exists():
-        raise ManifestError(
-            "no such file or directory", where=str(path), fix="check the path (or use - for stdin)"
-        )
-    return [path]
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ManifestError(
-            f"not UTF-8 text (byte {exc.start})", where=str(path), fix="save the file as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise ManifestError(
-            f"cannot read: {exc.strerror or exc}", where=str(path), fix="check the permissions"
-        ) from None
 
 
 _GENERIC_FIX = "check the indentation and quoting on that line"

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from gpuscale.errors import ManifestError
-from gpuscale.manifests import Location, ManifestSet, load_paths, load_text
+from gpuscale.inputs import read_manifests
+from gpuscale.manifests import Location, ManifestSet, load_text
 
 TWO_DOCS = textwrap.dedent(
     """\
@@ -274,7 +275,7 @@ def test_directories_are_read_recursively_in_order_skipping_the_profile(tmp_path
     (tmp_path / "b" / "notes.txt").write_text("not yaml: [")
     (tmp_path / ".hidden" / "x.yaml").write_text("kind: Hidden\n")
     (tmp_path / "gpuscale.yaml").write_text("cluster: {provider: doks}\n")
-    loaded = load_paths([tmp_path])
+    loaded = read_manifests([tmp_path])
     assert [m.kind for m in loaded] == ["A", "C", "D"]
     assert loaded.files == (str(tmp_path / "a.yaml"), str(tmp_path / "b" / "c.yml"))
 
@@ -282,7 +283,7 @@ def test_directories_are_read_recursively_in_order_skipping_the_profile(tmp_path
 def test_stdin_and_files_in_the_order_given(tmp_path: Path) -> None:
     file = tmp_path / "one.yaml"
     file.write_text("kind: One\n")
-    loaded = load_paths(["-", file], stdin=io.StringIO("kind: FromStdin\n"))
+    loaded = read_manifests(["-", file], stdin=io.StringIO("kind: FromStdin\n"))
     assert [m.kind for m in loaded] == ["FromStdin", "One"]
     assert loaded[0].file == "<stdin>"
 
@@ -302,14 +303,14 @@ def test_bad_paths_are_one_line_errors(tmp_path: Path, setup: str, words: str) -
     elif setup == "latin1":
         target.write_bytes("kind: Caf\xe9\n".encode("latin-1"))
     with pytest.raises(ManifestError, match="fix:") as caught:
-        load_paths([target])
+        read_manifests([target])
     assert words in str(caught.value)
     assert str(target) in str(caught.value)
 
 
 def test_stdin_without_a_stream_is_an_error() -> None:
     with pytest.raises(ManifestError, match="standard input"):
-        load_paths(["-"])
+        read_manifests(["-"])
 
 
 def test_manifest_set_lookups() -> None:
