@@ -192,6 +192,40 @@ def test_runaway_aliases_exit_2_with_one_line(
     assert words in error
 
 
+_MERGE_CYCLE = "kind: X\nv: &v\n  <<: *v\n"
+
+
+@pytest.mark.parametrize("command", ["profile", "scenario"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        (_SELF_ALIAS, 1, "would contain itself"),
+        (_MERGE_CYCLE, 2, "would contain itself"),
+        (_LAUGHS, 8, "excessive aliasing"),
+    ],
+    ids=["self-alias", "merge-cycle", "billion-laughs"],
+)
+def test_runaway_aliases_in_a_profile_or_scenario_exit_2_with_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    case: tuple[str, int, str],
+) -> None:
+    """The scenario reader used ruamel's round-trip loader alone: a merge key that
+    names its own anchor ended in an AttributeError traceback."""
+    text, line, words = case
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text, encoding="utf-8")
+    if command == "profile":
+        argv = ["profile", "check", str(bad)]
+    else:
+        argv = ["simulate", "examples/tutorial-fixed", "--scenario", str(bad)]
+    assert main(argv) == 2
+    error = _error_line(capsys)
+    assert error.startswith(f"gpuscale: error: {bad}:{line}: "), error
+    assert words in error
+
+
 def test_profile_check_ok_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["profile", "check", "examples/tutorial/gpuscale.yaml"]) == 0
     assert "ok (doks, 2 node pools of which 1 with GPUs" in capsys.readouterr().out
