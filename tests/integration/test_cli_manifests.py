@@ -57,6 +57,25 @@ def test_init_writes_a_set_that_validates_and_loads(tmp_path: Path) -> None:
     assert not [p for p in target.rglob(".*") if p.is_file()]  # no temporary files left
 
 
+def test_init_sets_the_image_and_scrape_interval_and_says_what_next(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "app"
+    image = "registry.example.com/me/gpuscale-app:0.1.0"
+    assert _init(target, "--image", image, "--scrape-interval", "30s") == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2:] == [
+        f"next: gpuscale lint {target / 'manifests'} --profile {target / 'gpuscale.yaml'}",
+        f"then: gpuscale deploy {target / 'manifests'} --profile {target / 'gpuscale.yaml'}",
+    ]
+    loaded = read_manifests([target])
+    (deployment,) = loaded.by_kind("Deployment")
+    assert deployment.body["spec"]["template"]["spec"]["containers"][0]["image"] == image
+    (monitor,) = loaded.by_kind("ServiceMonitor")
+    assert monitor.body["spec"]["endpoints"][0]["interval"] == "30s"
+    assert read_profile(target / "gpuscale.yaml").prometheus.scrape_interval == 30.0
+
+
 def test_init_refuses_to_overwrite_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -97,6 +116,7 @@ def test_init_stdout_prints_the_manifests_only(
         (["--provider", "aws"], "--provider"),
         (["--name", "My_App"], "--name"),
         (["--min-replicas", "0"], "--min-replicas"),
+        (["--scrape-interval", "often"], "--scrape-interval"),
     ],
 )
 def test_init_bad_flags_exit_2_with_one_line(

@@ -101,4 +101,6 @@ def test_gpuscale_init_output_has_nothing_at_warning_or_above(
         document = json.loads(capsys.readouterr().out)
         assert document["summary"]["objects"] == 4, "the profile is not read as a manifest"
         assert document["summary"]["error"] == document["summary"]["warning"] == 0, document
+        if profile:  # with its profile, not even a note (pollingInterval drew one)
+            assert document["findings"] == [], document
         assert code == 0
