@@ -185,6 +185,29 @@ def test_render_broken_yaml_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "no such file or directory" in _error_line(capsys)
 
 
+def test_render_refuses_an_object_defined_twice_naming_both_places(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = tmp_path / "a.yaml"
+    first.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n")
+    second = tmp_path / "b.yaml"
+    second.write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  namespace: default\n"
+        "  name: web\n"
+    )
+    assert main(["render", "--no-validate", str(first), str(second)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (error,) = captured.err.splitlines()
+    assert error.startswith(f"gpuscale: error: {second}:9: Deployment default/web "), error
+    assert f"already defined at {first}:1" in error
+    assert "(fix: keep one definition" in error
+    # Placed in another namespace by -n, the first is a different object.
+    assert main(["render", "--no-validate", "-n", "other", str(first), str(second)]) == 0
+    assert len(load_text(capsys.readouterr().out, "<stdout>")) == 3
+
+
 _SELF_ALIAS = "a: &a [*a]\n"
 _LAUGHS = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n" + "".join(
     f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}' if n else 'lol'] * 10)}]\n" for n in range(8)

@@ -1,7 +1,9 @@
 """``gpuscale render``: manifests from files, directories or stdin as one YAML stream.
 
 For ``gpuscale render DIR | kubectl apply -f -``: loads everything (skipping the profile
-``gpuscale.yaml`` in directories), validates it against the schemas (``--no-validate``
+``gpuscale.yaml`` in directories), refuses a set that defines one object twice (the same
+API group, kind, namespace and name: ``kubectl apply`` would silently keep only the later
+one; the error names both places), validates it against the schemas (``--no-validate``
 to skip), optionally fills unset namespaces, and prints one multi-document stream with a
 stable key order. Schema problems are printed one per line on stderr (``gpuscale: error:
 file:line: ...``) and nothing goes to stdout; the exit code is then 2. To print a fresh
@@ -55,6 +57,17 @@ def render_command(
     if not manifests:
         raise ManifestError(
             "no objects found", where=" ".join(paths), fix="check the paths hold manifests"
+        )
+    duplicates = manifests.duplicates(default=namespace or "default")
+    if duplicates:
+        first, later = duplicates[0]
+        more = f" (and {len(duplicates) - 1} more)" if len(duplicates) > 1 else ""
+        raise ManifestError(
+            f"{later.kind} {later.effective_namespace(namespace or 'default')}/{later.name} "
+            f"is already defined at {first.source}; kubectl apply would keep only this later "
+            f"definition{more}",
+            where=str(later.line_of(("metadata", "name"))),
+            fix="keep one definition: merge the two and delete the other",
         )
     if not no_validate:
         problems = validate(manifests, kube_version=kube_version)

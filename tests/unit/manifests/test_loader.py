@@ -334,3 +334,26 @@ def test_missing_kind_and_name_load_as_empty() -> None:
         "",
         None,
     )
+
+
+def test_duplicates_are_the_same_group_kind_namespace_and_name() -> None:
+    """What ``kubectl apply`` treats as one object: API group (not version), kind, the
+    namespace it lands in, name (lint's ``duplicate-object`` reads it the same way)."""
+    first = load_text(
+        "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\n"
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: a}\n",
+        "one.yaml",
+    )
+    second = load_text(
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n"
+        "metadata: {name: h, namespace: default}\n"
+        "---\napiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: b}\n"
+        "---\nkind: ConfigMap\nmetadata: {}\n---\nkind: ConfigMap\nmetadata: {}\n",
+        "two.yaml",
+    )
+    found = ManifestSet(first + second).duplicates()
+    assert [(a.source, b.source) for a, b in found] == [
+        (Location("one.yaml", 1), Location("two.yaml", 1))
+    ]
+    assert ManifestSet(first + second).duplicates(default="other") == ()
+    assert ManifestSet(first + first).duplicates() == (), "one file read twice"
