@@ -149,14 +149,11 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
             help="Namespace of kube-prometheus-stack (KEDA's server address).",
         ),
     ] = "monitoring",
-    force: Annotated[
-        bool, typer.Option("--force", metavar="", help="Overwrite existing files.")
-    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
     stdout: Annotated[
         bool,
         typer.Option(
             "--stdout",
-            metavar="",
             help="Print the four manifests as one YAML stream instead of writing files.",
         ),
     ] = False,

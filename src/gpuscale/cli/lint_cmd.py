@@ -136,7 +136,7 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="PATH...",
+            metavar="PATH",
             help="Manifest files or directories (*.yaml, *.yml inside); - for stdin.",
             show_default=False,
         ),
@@ -145,6 +145,7 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
         Path | None,
         typer.Option(
             "--profile",
+            metavar="FILE",
             help="gpuscale.yaml: node pools, Prometheus, timings; default ./gpuscale.yaml if "
             "it exists.",
         ),
@@ -154,20 +155,35 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
         typer.Option(
             "--namespace",
             "-n",
+            metavar="NS",
             help="Namespace of objects that set none, as kubectl apply -n would place them.",
         ),
     ] = DEFAULT_NAMESPACE,
     output: Annotated[
-        OutputFormat, typer.Option("--output", "-o", help="text, json or sarif.")
+        OutputFormat,
+        typer.Option("--output", "-o", metavar="text|json|sarif", help="text, json or sarif."),
     ] = OutputFormat.TEXT,
     select: Annotated[
         list[str] | None,
-        typer.Option("--select", help="Only these rules (slugs; repeat or use commas)."),
+        typer.Option(
+            "--select",
+            metavar="SLUG,...",
+            help="Only these rules (slugs; repeat or use commas).",
+        ),
     ] = None,
-    ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Skip these rules.")] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ignore", metavar="SLUG,...", help="Skip these rules (repeat or use commas)."
+        ),
+    ] = None,
     fail_on: Annotated[
         Severity,
-        typer.Option("--fail-on", help="Exit 1 on findings at or above this severity."),
+        typer.Option(
+            "--fail-on",
+            metavar="error|warning|info",
+            help="Exit 1 on findings at or above this severity.",
+        ),
     ] = Severity.ERROR,
     explain: Annotated[
         str | None,
@@ -180,6 +196,15 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
     Exit 0 when nothing is at or above --fail-on, 1 when something is, 2 for bad input
     (including no objects, or selected rules none of which can run).
     Suppress a finding with a YAML comment: # gpuscale: ignore\\[slug].
+    Documentation: docs/commands/lint.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale lint k8s/ --profile gpuscale.yaml
+      gpuscale lint examples/tutorial --fail-on warning
+      helm template web ./chart | gpuscale lint - -o sarif > lint.sarif
+      gpuscale lint --list
+      gpuscale lint --explain duplicate-object
     """
     args = LintArgs(
         paths=tuple(paths or ()),

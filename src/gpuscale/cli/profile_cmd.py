@@ -25,15 +25,24 @@ profile_app = typer.Typer(
     name="profile",
     help="Check gpuscale.yaml, or show its effective values with every default filled.",
     no_args_is_help=True,
+    rich_markup_mode="rich",
 )
 app.add_typer(profile_app, name="profile")
 
 
 @profile_app.command("check")
 def check(
-    file: Annotated[Path, typer.Argument(help="The profile, e.g. gpuscale.yaml.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="The profile, e.g. gpuscale.yaml.")],
 ) -> None:
-    """Validate a profile: exit 0 when it is valid, 2 with a one-line error otherwise."""
+    """Validate a profile: exit 0 when it is valid, 2 with a one-line error otherwise.
+
+    Every key is optional; docs/profile.md explains each one.
+
+    [bold]Examples[/bold]
+
+      gpuscale profile check gpuscale.yaml
+      gpuscale profile check examples/tutorial/gpuscale.yaml
+    """
     from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
 
     profile = read_profile(file)
@@ -48,11 +57,23 @@ def check(
 def show(
     file: Annotated[
         Path | None,
-        typer.Argument(help="The profile; omit it to see the defaults.", show_default=False),
+        typer.Argument(
+            metavar="FILE", help="The profile; omit it to see the defaults.", show_default=False
+        ),
     ] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="yaml or json.")] = "yaml",
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="yaml|json", help="yaml or json.")
+    ] = "yaml",
 ) -> None:
-    """Print the effective profile: every value, defaults and catalogue entries filled."""
+    """Print the effective profile: every value, defaults and catalogue entries filled.
+
+    Documentation: docs/commands/profile.md and docs/profile.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale profile show                      # the built-in defaults
+      gpuscale profile show gpuscale.yaml -o json
+    """
     from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import render  # noqa: PLC0415 - see module doc
     from gpuscale.profile import Profile  # noqa: PLC0415 - see module doc

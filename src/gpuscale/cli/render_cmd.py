@@ -30,7 +30,9 @@ def render_command(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Files, directories (*.yaml, *.yml) or - for stdin.", show_default=False
+            metavar="PATH",
+            help="Files, directories (*.yaml, *.yml) or - for stdin.",
+            show_default=False,
         ),
     ],
     namespace: Annotated[
@@ -38,6 +40,7 @@ def render_command(
         typer.Option(
             "--namespace",
             "-n",
+            metavar="NS",
             help="Set metadata.namespace on objects that have none.",
             show_default=False,
         ),
@@ -46,10 +49,23 @@ def render_command(
         bool, typer.Option("--no-validate", help="Print even if a schema check fails.")
     ] = False,
     kube_version: Annotated[
-        str, typer.Option("--kube-version", help="Kubernetes schemas to validate against.")
+        str,
+        typer.Option(
+            "--kube-version", metavar="VERSION", help="Kubernetes schemas to validate against."
+        ),
     ] = DEFAULT_KUBE_VERSION,
 ) -> None:
-    """Print manifests as one multi-document YAML stream for `kubectl apply -f -`."""
+    """Print manifests as one multi-document YAML stream for `kubectl apply -f -`.
+
+    Validates every object first (exit 2 and nothing printed on an error), and refuses an
+    object defined twice. Documentation: docs/commands/render.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale render examples/tutorial-fixed | kubectl apply -f -
+      gpuscale render k8s/ -n staging > staging.yaml
+      helm template web ./chart | gpuscale render - --kube-version 1.31
+    """
     from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import render, validate  # noqa: PLC0415 - see module doc
 
