@@ -37,6 +37,8 @@ def test_console_script_runs_as_module() -> None:
         (["simulate", "x.yaml", "--seed", "abc"], "gpuscale simulate", "valid integer"),
         (["demo", "extra"], "gpuscale demo", "unexpected extra argument(s) (extra)"),
         (["nosuch"], "gpuscale", "No such command 'nosuch'"),
+        (["init", "--gpu"], "gpuscale init", "Option '--gpu' requires an argument"),
+        (["profile", "show", "-o"], "gpuscale profile show", "requires an argument"),
     ],
     ids=[
         "unknown-option",
@@ -46,6 +48,8 @@ def test_console_script_runs_as_module() -> None:
         "bad-integer",
         "extra-argument",
         "unknown-command",
+        "option-without-value",
+        "sub-command-option-without-value",
     ],
 )
 def test_usage_errors_are_one_line_with_exit_2(

@@ -255,11 +255,21 @@ def fail(error: GpuscaleError) -> int:
     return error.exit_code
 
 
-def usage_error(error: Any) -> int:
+def usage_error(error: Any, argv: list[str] | None = None) -> int:
     """Print a Click usage error (a ``ClickException``) as one line on stderr, naming the
-    command and its ``--help``, and return its exit code (2 for usage errors)."""
+    command and its ``--help``, and return its exit code (2 for usage errors).
+
+    Some errors (an option missing its value) carry no context; the command is then read
+    from ``argv``: the leading words that name a command, then a sub-command."""
     ctx = getattr(error, "ctx", None)
     command = ctx.command_path if ctx is not None else "gpuscale"
+    group = ctx.command if ctx is not None else typer.main.get_command(app)
+    for word in argv or []:
+        commands = getattr(group, "commands", None)
+        if not isinstance(commands, dict) or word not in commands:
+            break
+        command = f"{command} {word}"
+        group = commands[word]
     message = error.format_message().replace("Value error, ", "")  # pydantic's prefix
     line = GpuscaleError(message, where=command, fix=f"see {command} --help").one_line()
     sys.stderr.write(f"gpuscale: error: {line}\n")
@@ -279,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     except _click_errors.NoArgsIsHelpError:
         return 2  # Typer has printed the help, as for `gpuscale` alone
     except _click_errors.ClickException as error:
-        return usage_error(error)
+        return usage_error(error, sys.argv[1:] if argv is None else argv)
     except typer.Abort:
         sys.stderr.write("gpuscale: aborted\n")
         return 1
