@@ -7,10 +7,10 @@ work and many fire. Each app's queries name the app, so the query-analysis cache
 helps across apps. The apps are written to a temporary directory, one file each, and
 timed as ``gpuscale lint DIR --profile gpuscale.yaml`` does its work:
 
-- loading: :func:`gpuscale.manifests.load_paths` on the directory (read, parse with line
+- loading: :func:`gpuscale.inputs.read_manifests` on the directory (read, parse with line
   numbers, comments for suppression),
 - the rules: :func:`gpuscale.lint.run_lint` over the loaded manifests, with and without a
-  profile (:func:`gpuscale.profile.load_profile`), after ``gc.freeze()`` as the command
+  profile (:func:`gpuscale.inputs.read_profile`), after ``gc.freeze()`` as the command
   does; every rule this build runs (the simulation rule is not run yet), schema
   validation included (``LintOptions(validate=True)``, as the command sets it), and, for
   reference, the same without it,
@@ -41,10 +41,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpuscale.inputs import read_manifests, read_profile
 from gpuscale.lint import LintOptions, run_lint
 from gpuscale.lint.query import analyse_query, regex_matches_everything
-from gpuscale.manifests import load_paths
-from gpuscale.profile import load_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -193,10 +192,10 @@ def measure(documents: int, repeats: int) -> dict[str, Any]:
             analyse_query.cache_clear()
             regex_matches_everything.cache_clear()
             gc.collect()
-            manifests, load_wall, load_cpu = _timed(lambda: load_paths([root / "apps"]))
+            manifests, load_wall, load_cpu = _timed(lambda: read_manifests([root / "apps"]))
             assert len(manifests) == documents
             profile, profile_wall, profile_cpu = _timed(
-                lambda: load_profile(root / "gpuscale.yaml")
+                lambda: read_profile(root / "gpuscale.yaml")
             )
             gc.freeze()  # as `gpuscale lint` does after loading
             report, rules_wall, rules_cpu = _timed(
@@ -250,7 +249,7 @@ def main() -> int:
     load = os.getloadavg()[0]
     rows = [measure(1000, args.repeats), measure(5000, max(1, args.repeats // 2))]
     lines = [
-        "| documents | load_paths | rules, no profile | rules, with profile "
+        "| documents | read_manifests | rules, no profile | rules, with profile "
         "| of which schemas | total (load + profile + rules) "
         "| `gpuscale lint` command (of which start-up) | findings | rules fired |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -294,7 +293,7 @@ def main() -> int:
             "*of which schemas* is the difference to the same run without it.\n\n"
             f"{table}\n\n"
             f"Result: {verdict} the target: {first['total']:.2f} s for 1,000 documents, "
-            f"loading included ({share:.0%} of it is `gpuscale.manifests.load_paths`). The "
+            f"loading included ({share:.0%} of it is `gpuscale.inputs.read_manifests`). The "
             "command column runs `python -m gpuscale lint DIR --profile gpuscale.yaml -o json` "
             "in a fresh interpreter, once; in brackets, `python -m gpuscale lint --list` in a "
             "fresh interpreter: the start-up every gpuscale command pays (Python, and the "

@@ -15,13 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gpuscale.manifests import (
-    Service,
-    ServiceMonitor,
-    Workload,
-    load_paths,
-    validate,
-)
+from gpuscale.inputs import read_manifests
+from gpuscale.manifests import Service, ServiceMonitor, Workload, validate
 
 SOURCE = Path(__file__).resolve().parent.parent / "examples" / "tutorial-fixed" / "resources.yaml"
 
@@ -48,7 +43,7 @@ def main() -> None:
             Path(folder, f"set-{index:04d}.yaml").write_text(
                 text.replace("go-from-configmap", f"app-{index}")
             )
-        loaded = load_paths([folder])
+        loaded = read_manifests([folder])
         count = len(loaded)
         validate(loaded)  # warm the schema caches once, as a long-lived process would
 
@@ -61,7 +56,7 @@ def main() -> None:
                 elif manifest.kind == "ServiceMonitor":
                     ServiceMonitor.from_manifest(manifest)
 
-        load = _best(lambda: load_paths([folder]))
+        load = _best(lambda: read_manifests([folder]))
         check = _best(lambda: validate(loaded))
         view = _best(views)
     print(f"manifests: {count} in {args.copies} files (best of 3; wall / CPU seconds)")

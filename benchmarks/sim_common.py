@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpuscale.manifests import ManifestSet, load_paths, load_text
-from gpuscale.profile import load_profile, load_profile_text
+from gpuscale.inputs import read_manifests, read_profile
+from gpuscale.manifests import ManifestSet, load_text
+from gpuscale.profile import load_profile_text
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,7 +103,7 @@ spec:
 
 def tutorial_inputs(provisioning: str | None = None) -> SimulationInputs:
     """The tutorial as ``gpuscale demo`` simulates it (namespace kube-system)."""
-    profile = load_profile(TUTORIAL / "gpuscale.yaml")
+    profile = read_profile(TUTORIAL / "gpuscale.yaml")
     if provisioning is not None:
         pools = tuple(
             p.model_copy(update={"provisioning_time": float(provisioning)})
@@ -110,7 +111,7 @@ def tutorial_inputs(provisioning: str | None = None) -> SimulationInputs:
         )
         profile = profile.model_copy(update={"node_pools": pools})
     return build_inputs(
-        load_paths([TUTORIAL]),
+        read_manifests([TUTORIAL]),
         profile,
         namespace="kube-system",
         gauges={"go-from-configmap": ("my_custom_gauge",)},

@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from sim_common import TRACE, llm_inputs, load_average, timed
 
+from gpuscale.inputs import read_trace
 from gpuscale.sim.requests import SERVED
-from gpuscale.sim.traces import read_trace
 from gpuscale.sim.world import LoadSpec
 
 

@@ -4,14 +4,15 @@ and one-line errors."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
 from gpuscale.cli.main import main
-from gpuscale.manifests import load_paths, load_text, validate
-from gpuscale.profile import load_profile
+from gpuscale.inputs import read_manifests, read_profile
+from gpuscale.manifests import load_text, validate
 
 pytestmark = pytest.mark.integration
 
@@ -47,13 +48,32 @@ def test_init_writes_a_set_that_validates_and_loads(tmp_path: Path) -> None:
     target = tmp_path / "app"
     assert _init(target) == 0
     assert sorted(p.name for p in (target / "manifests").iterdir()) == MANIFESTS
-    loaded = load_paths([target])
+    loaded = read_manifests([target])
     assert len(loaded) == 4
     assert validate(loaded) == []
     assert {m.namespace for m in loaded} == {"ml"}
-    profile = load_profile(target / "gpuscale.yaml")
+    profile = read_profile(target / "gpuscale.yaml")
     assert profile.gpu_pools[0].gpu == "nvidia"
     assert not [p for p in target.rglob(".*") if p.is_file()]  # no temporary files left
+
+
+def test_init_sets_the_image_and_scrape_interval_and_says_what_next(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "app"
+    image = "registry.example.com/me/gpuscale-app:0.1.0"
+    assert _init(target, "--image", image, "--scrape-interval", "30s") == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2:] == [
+        f"next: gpuscale lint {target / 'manifests'} --profile {target / 'gpuscale.yaml'}",
+        f"then: gpuscale deploy {target / 'manifests'} --profile {target / 'gpuscale.yaml'}",
+    ]
+    loaded = read_manifests([target])
+    (deployment,) = loaded.by_kind("Deployment")
+    assert deployment.body["spec"]["template"]["spec"]["containers"][0]["image"] == image
+    (monitor,) = loaded.by_kind("ServiceMonitor")
+    assert monitor.body["spec"]["endpoints"][0]["interval"] == "30s"
+    assert read_profile(target / "gpuscale.yaml").prometheus.scrape_interval == 30.0
 
 
 def test_init_refuses_to_overwrite_and_writes_nothing(
@@ -75,7 +95,7 @@ def test_init_force_overwrites(tmp_path: Path) -> None:
     assert _init(target) == 0
     (target / "gpuscale.yaml").write_text("broken: [\n")
     assert _init(target, "--force") == 0
-    load_profile(target / "gpuscale.yaml")
+    read_profile(target / "gpuscale.yaml")
 
 
 def test_init_stdout_prints_the_manifests_only(
@@ -96,6 +116,7 @@ def test_init_stdout_prints_the_manifests_only(
         (["--provider", "aws"], "--provider"),
         (["--name", "My_App"], "--name"),
         (["--min-replicas", "0"], "--min-replicas"),
+        (["--scrape-interval", "often"], "--scrape-interval"),
     ],
 )
 def test_init_bad_flags_exit_2_with_one_line(
@@ -129,7 +150,7 @@ def test_render_prints_one_stream_with_namespaces_filled(
         "ScaledObject",
     ]
     assert {m.namespace for m in loaded} == {"gpu-demo"}
-    original = load_paths(["examples/tutorial"])
+    original = read_manifests(["examples/tutorial"])
     assert loaded[0].body["data"] == original[0].body["data"]
 
 
@@ -162,6 +183,90 @@ def test_render_broken_yaml_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert f"{bad}:3: not valid YAML" in _error_line(capsys)
     assert main(["render", str(tmp_path / "missing.yaml")]) == 2
     assert "no such file or directory" in _error_line(capsys)
+
+
+def test_render_refuses_an_object_defined_twice_naming_both_places(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = tmp_path / "a.yaml"
+    first.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n")
+    second = tmp_path / "b.yaml"
+    second.write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  namespace: default\n"
+        "  name: web\n"
+    )
+    assert main(["render", "--no-validate", str(first), str(second)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (error,) = captured.err.splitlines()
+    assert error.startswith(f"gpuscale: error: {second}:9: Deployment default/web "), error
+    assert f"already defined at {first}:1" in error
+    assert "(fix: keep one definition" in error
+    # Placed in another namespace by -n, the first is a different object.
+    assert main(["render", "--no-validate", "-n", "other", str(first), str(second)]) == 0
+    assert len(load_text(capsys.readouterr().out, "<stdout>")) == 3
+
+
+_SELF_ALIAS = "a: &a [*a]\n"
+_LAUGHS = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n" + "".join(
+    f"  l{n}: &l{n} [{', '.join([f'*l{n - 1}' if n else 'lol'] * 10)}]\n" for n in range(8)
+)
+
+
+@pytest.mark.parametrize("command", ["render", "lint"])
+@pytest.mark.parametrize(
+    "case",
+    [(_SELF_ALIAS, 1, "would contain itself"), (_LAUGHS, 8, "excessive aliasing")],
+    ids=["self-alias", "billion-laughs"],
+)
+def test_runaway_aliases_exit_2_with_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    case: tuple[str, int, str],
+) -> None:
+    """Was a RecursionError traceback, and a 7-level "billion laughs" took over 30 s."""
+    text, line, words = case
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main([command, "-"]) == 2
+    error = _error_line(capsys)
+    assert error.startswith(f"gpuscale: error: <stdin>:{line}: "), error
+    assert words in error
+
+
+_MERGE_CYCLE = "kind: X\nv: &v\n  <<: *v\n"
+
+
+@pytest.mark.parametrize("command", ["profile", "scenario"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        (_SELF_ALIAS, 1, "would contain itself"),
+        (_MERGE_CYCLE, 2, "would contain itself"),
+        (_LAUGHS, 8, "excessive aliasing"),
+    ],
+    ids=["self-alias", "merge-cycle", "billion-laughs"],
+)
+def test_runaway_aliases_in_a_profile_or_scenario_exit_2_with_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    case: tuple[str, int, str],
+) -> None:
+    """The scenario reader used ruamel's round-trip loader alone: a merge key that
+    names its own anchor ended in an AttributeError traceback."""
+    text, line, words = case
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text, encoding="utf-8")
+    if command == "profile":
+        argv = ["profile", "check", str(bad)]
+    else:
+        argv = ["simulate", "examples/tutorial-fixed", "--scenario", str(bad)]
+    assert main(argv) == 2
+    error = _error_line(capsys)
+    assert error.startswith(f"gpuscale: error: {bad}:{line}: "), error
+    assert words in error
 
 
 def test_profile_check_ok_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -209,6 +314,7 @@ def test_profile_show_fills_defaults(capsys: pytest.CaptureFixture[str]) -> None
         ("node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: 1, max_nodes: 2}\n", 2, "both set"),
         ("just text\n", 1, "must be a mapping"),
         ("a: 1\n---\nb: 2\n", 3, "one YAML document"),
+        ("cluster: &a {x: *a}\n", 1, "would contain itself"),
     ],
 )
 def test_profile_check_bad_input_classes_exit_2(

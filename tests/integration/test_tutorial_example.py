@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from gpuscale.manifests import load_paths
+from gpuscale.inputs import read_manifests
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +30,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def tutorial_program(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
     tmp_path = tmp_path_factory.mktemp("tutorial")
-    (config,) = load_paths(["examples/tutorial/resources.yaml"]).by_kind("ConfigMap")
+    (config,) = read_manifests(["examples/tutorial/resources.yaml"]).by_kind("ConfigMap")
     program = tmp_path / "main.py"
     program.write_text(config.body["data"]["main.py"])
     port = _free_port()

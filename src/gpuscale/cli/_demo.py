@@ -22,11 +22,9 @@ from typing import Any
 from rich.console import Console
 
 from gpuscale.cli._examples import examples_dir
-from gpuscale.cli._simulate import read_scenario
 from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.errors import InputError
-from gpuscale.manifests import load_paths
-from gpuscale.profile import load_profile
+from gpuscale.inputs import read_manifests, read_profile, read_scenario
 from gpuscale.report import write_report
 from gpuscale.sim.inputs import build_inputs, gauges_of
 from gpuscale.sim.narrative import Moment, key_moments
@@ -44,8 +42,8 @@ def _simulate(
     folder: Path, scenario_path: Path, namespace: str, label: str, seed: int
 ) -> RunOutcome:
     scenario = read_scenario(scenario_path)
-    manifests = load_paths([folder])
-    profile = load_profile(folder / "gpuscale.yaml")
+    manifests = read_manifests([folder])
+    profile = read_profile(folder / "gpuscale.yaml")
     names = [m.name for m in manifests.by_kind("Deployment", "StatefulSet")]
     inputs = build_inputs(
         manifests, profile, namespace=namespace, gauges=gauges_of(scenario, names)

@@ -1,4 +1,4 @@
-"""Which profile a run-it-for-real command uses, read with :func:`gpuscale.profile.load_profile`.
+"""Which profile a run-it-for-real command uses, read with :func:`gpuscale.inputs.read_profile`.
 
 ``gpuscale cluster`` needs a profile (``--profile``, default ``./gpuscale.yaml``);
 ``install``, ``watch``, ``deploy`` and ``verify`` use ``--profile`` when given, else
@@ -23,10 +23,11 @@ DEFAULT_PROFILE = Path("gpuscale.yaml")
 def optional_profile(path: Path | None) -> tuple[Profile, str | None]:
     """The profile at ``path``, else ``./gpuscale.yaml`` if it exists, else the defaults;
     with the file it came from (None for the defaults)."""
-    from gpuscale.profile import Profile, load_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.profile import Profile  # noqa: PLC0415 - see module doc
 
     if path is None:
         if not DEFAULT_PROFILE.is_file():
             return Profile.default(), None
         path = DEFAULT_PROFILE
-    return load_profile(path), str(path)
+    return read_profile(path), str(path)

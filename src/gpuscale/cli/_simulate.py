@@ -18,16 +18,16 @@ from typing import Any
 
 from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.errors import InputError
-from gpuscale.manifests import PROFILE_NAMES, load_paths
-from gpuscale.profile import Profile, load_profile
+from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_trace
+from gpuscale.manifests import PROFILE_NAMES
+from gpuscale.profile import Profile
 from gpuscale.report import write_report
 from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
-from gpuscale.sim.scenario import Scenario, parse_scenario
-from gpuscale.sim.traces import Trace, read_trace
+from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 from gpuscale.units import parse_duration
 
-__all__ = ["execute", "find_profile", "read_scenario"]
+__all__ = ["execute", "find_profile"]
 
 _TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
 
@@ -36,29 +36,14 @@ def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, st
     """The profile to use and where it came from: ``--profile``, else a ``gpuscale.yaml``
     in (or beside) the first manifest path that has one, else the built-in defaults."""
     if given is not None:
-        return load_profile(given), str(given)
+        return read_profile(given), str(given)
     for path in manifests:
         folder = path if path.is_dir() else path.parent
         for name in PROFILE_NAMES:
             candidate = folder / name
             if candidate.is_file():
-                return load_profile(candidate), str(candidate)
+                return read_profile(candidate), str(candidate)
     return Profile.default(), "defaults (no gpuscale.yaml found)"
-
-
-def read_scenario(path: Path) -> Scenario:
-    """Read and parse a scenario file; errors name ``file:line``."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(
-            "no such scenario file", where=str(path), fix="pass an existing --scenario FILE"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"cannot read the scenario ({exc})", where=str(path), fix="pass a UTF-8 YAML file"
-        ) from None
-    return parse_scenario(text, source=str(path))
 
 
 def _duration(text: str, option: str) -> float:
@@ -137,7 +122,7 @@ def execute(
         )
     if not (speedup > 0):
         raise InputError("must be above 0", where="--speedup", fix="e.g. --speedup 2")
-    loaded = load_paths(manifests)
+    loaded = read_manifests(manifests)
     chosen, profile_source = find_profile(manifests, profile)
     parsed = None if scenario is None else read_scenario(scenario)
     names = [m.name for m in loaded.by_kind("Deployment", "StatefulSet")]
@@ -145,7 +130,7 @@ def execute(
     traces: dict[str, Trace] = {}
     raw: Trace | None = None
     if trace is not None:
-        raw = read_trace(str(trace), fmt=trace_format)  # type: ignore[arg-type]
+        raw = read_trace(trace, fmt=trace_format)  # type: ignore[arg-type]
         if speedup != 1.0:
             raw = raw.scaled(speedup)
         scaled_targets = sorted({s.target for s in inputs.scaled_objects})

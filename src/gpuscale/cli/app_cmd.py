@@ -53,21 +53,28 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
     host: str = typer.Option(
         "0.0.0.0",
         "--host",
+        metavar="ADDRESS",
         help="Address to listen on; '::' listens on IPv6 (and IPv4) too, like Go's ':8080'.",
     ),
     port: str = typer.Option(
         "8080", "--port", metavar="PORT", help="TCP port; 0 picks a free one (logged)."
     ),
     metric_name: str = typer.Option(
-        "my_custom_gauge", "--metric-name", help="Name of the gauge (Prometheus syntax)."
+        "my_custom_gauge",
+        "--metric-name",
+        metavar="NAME",
+        help="Name of the gauge (Prometheus syntax).",
     ),
     metric_help: str = typer.Option(
-        "This is a custom gauge metric", "--metric-help", help="HELP text of the gauge."
+        "This is a custom gauge metric",
+        "--metric-help",
+        metavar="TEXT",
+        help="HELP text of the gauge.",
     ),
     log_level: str = typer.Option(
         "info",
         "--log-level",
-        metavar="LEVEL",
+        metavar="debug|info|warning|error",
         help="debug (one line per request), info, warning or error.",
     ),
     grace_period: str = typer.Option(

@@ -91,9 +91,9 @@ def _stderr() -> Console:
 
 def _spec(profile: Path) -> ClusterSpec:
     from gpuscale.cloud.spec import cluster_spec_from_profile  # noqa: PLC0415 - see module doc
-    from gpuscale.profile import load_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
 
-    return cluster_spec_from_profile(load_profile(profile), source=str(profile))
+    return cluster_spec_from_profile(read_profile(profile), source=str(profile))
 
 
 def _connect(token_file: Path | None) -> DigitalOcean:

@@ -117,14 +117,14 @@ def deploy_command(
     context: ContextOption = None,
 ) -> None:
     """Validate, lint, then server-side apply manifests in dependency order."""
-    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
 
     if dry_run not in (None, "client", "server"):
         raise InputError(
             f"unknown dry-run mode {dry_run!r}", where="--dry-run", fix="use client or server"
         )
     check_output(output)
-    manifest_set = load_paths(manifests, stdin=sys.stdin)
+    manifest_set = read_manifests(manifests, stdin=sys.stdin)
     loaded, profile_file = optional_profile(profile)
     lint_profile = loaded if profile_file is not None else None
     if dry_run == "client":

@@ -23,51 +23,141 @@ from gpuscale.errors import InputError
 if TYPE_CHECKING:
     from gpuscale.manifests.scaffold import ScaffoldFile, ScaffoldOptions
 
-__all__ = ["init", "write_files"]
+__all__ = ["init", "next_steps", "write_files"]
 
 
-@app.command("init")
+_HELP = (
+    "Scaffold a corrected Deployment, Service, ServiceMonitor, ScaledObject and gpuscale.yaml."
+    "\n\n"
+    "Writes DIR/manifests/{deployment,service,servicemonitor,scaledobject}.yaml and "
+    "DIR/gpuscale.yaml, all or nothing; refuses to overwrite without --force. Each manifest "
+    "says in comments why it is written that way. Documentation: docs/commands/init.md."
+    "\n\n"
+    "[bold]Examples[/bold]"
+    "\n\n"
+    "  gpuscale init ./llm --gpu nvidia --name llm --namespace ml\n"
+    "  gpuscale init ./llm --image registry.example.com/me/gpuscale-app:0.1.0 --force\n"
+    "  gpuscale init --stdout --provider generic | kubectl apply -f -"
+    "\n\n"
+    "Then: gpuscale lint DIR/manifests --profile DIR/gpuscale.yaml, and "
+    "gpuscale deploy DIR/manifests --profile DIR/gpuscale.yaml."
+    "\n\n"
+    "Exit codes: 0 written, 2 for a bad flag or value, a file that exists without --force, "
+    "or a directory that cannot be written."
+)
+
+
+@app.command("init", help=_HELP)
 def init(  # noqa: PLR0917 - one parameter per command-line option
     directory: Annotated[
         Path | None,
-        typer.Argument(help="Directory to write into (created if missing).", show_default=False),
+        typer.Argument(
+            metavar="DIR",
+            help="Directory to write into (created if missing); omit it with --stdout.",
+            show_default=False,
+        ),
     ] = None,
     gpu: Annotated[
-        str, typer.Option("--gpu", help="GPU vendor: amd or nvidia.", case_sensitive=False)
+        str,
+        typer.Option(
+            "--gpu",
+            metavar="amd|nvidia",
+            help="GPU vendor: the resource (amd.com/gpu, nvidia.com/gpu), taint and node label.",
+            case_sensitive=False,
+        ),
     ] = "amd",
     provider: Annotated[
-        str, typer.Option("--provider", help="doks or generic.", case_sensitive=False)
+        str,
+        typer.Option(
+            "--provider",
+            metavar="doks|generic",
+            help="doks: DOKS' GPU node label and sizes; generic: the GPU request alone.",
+            case_sensitive=False,
+        ),
     ] = "doks",
     name: Annotated[
-        str, typer.Option("--name", help="Name of the Deployment and its companions.")
+        str,
+        typer.Option("--name", metavar="NAME", help="Name of the Deployment and its companions."),
     ] = "gpu-app",
     namespace: Annotated[
-        str, typer.Option("--namespace", "-n", help="Namespace of every object.")
+        str,
+        typer.Option("--namespace", "-n", metavar="NS", help="Namespace of every object."),
     ] = "default",
     image: Annotated[
         str | None,
         typer.Option(
-            "--image", help="Workload image (entrypoint `gpuscale app`).", show_default=False
+            "--image",
+            metavar="IMAGE",
+            help="Workload image whose entrypoint is `gpuscale app` (build it from the "
+            "Dockerfile, see docs/commands/app.md); default "
+            "ghcr.io/gpuscale/gpuscale:<version>.",
+            show_default=False,
         ),
     ] = None,
     threshold: Annotated[
-        float, typer.Option("--threshold", help="Metric value one replica should carry.")
+        float,
+        typer.Option(
+            "--threshold",
+            metavar="NUMBER",
+            help="Metric value one replica should carry (KEDA threshold, AverageValue).",
+        ),
     ] = 80.0,
-    min_replicas: Annotated[int, typer.Option("--min-replicas", help="At least 1.")] = 1,
-    max_replicas: Annotated[int, typer.Option("--max-replicas")] = 8,
-    metric: Annotated[str, typer.Option("--metric", help="Gauge to scale on.")] = "my_custom_gauge",
+    min_replicas: Annotated[
+        int,
+        typer.Option(
+            "--min-replicas",
+            metavar="N",
+            help="Fewest replicas; at least 1 (the metric comes from the pods).",
+        ),
+    ] = 1,
+    max_replicas: Annotated[
+        int,
+        typer.Option(
+            "--max-replicas",
+            metavar="N",
+            help="Most replicas (one GPU each); also the GPU pool's max nodes.",
+        ),
+    ] = 8,
+    metric: Annotated[
+        str,
+        typer.Option(
+            "--metric", metavar="NAME", help="Gauge the workload exports and KEDA scales on."
+        ),
+    ] = "my_custom_gauge",
+    scrape_interval: Annotated[
+        str,
+        typer.Option(
+            "--scrape-interval",
+            metavar="DURATION",
+            help="How often Prometheus scrapes the workload: the ServiceMonitor's interval "
+            "and the profile's prometheus.scrape_interval.",
+        ),
+    ] = "15s",
     prometheus_release: Annotated[
-        str, typer.Option("--prometheus-release", help="kube-prometheus-stack release name.")
+        str,
+        typer.Option(
+            "--prometheus-release",
+            metavar="NAME",
+            help="kube-prometheus-stack's Helm release (the ServiceMonitor's release label).",
+        ),
     ] = "prometheus",
     prometheus_namespace: Annotated[
-        str, typer.Option("--prometheus-namespace", help="Namespace of kube-prometheus-stack.")
+        str,
+        typer.Option(
+            "--prometheus-namespace",
+            metavar="NS",
+            help="Namespace of kube-prometheus-stack (KEDA's server address).",
+        ),
     ] = "monitoring",
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
     stdout: Annotated[
-        bool, typer.Option("--stdout", help="Print the manifests instead of writing files.")
+        bool,
+        typer.Option(
+            "--stdout",
+            help="Print the four manifests as one YAML stream instead of writing files.",
+        ),
     ] = False,
 ) -> None:
-    """Scaffold a corrected Deployment, Service, ServiceMonitor, ScaledObject and gpuscale.yaml."""
     from gpuscale.manifests.scaffold import scaffold  # noqa: PLC0415 - see module doc
 
     options = _options(
@@ -80,6 +170,7 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
         min_replicas=min_replicas,
         max_replicas=max_replicas,
         metric=metric,
+        scrape_interval=scrape_interval,
         prometheus_release=prometheus_release,
         prometheus_namespace=prometheus_namespace,
     )
@@ -94,9 +185,16 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
     written = write_files(directory, files, force=force)
     for path in written:
         sys.stderr.write(f"wrote {path}\n")
-    sys.stderr.write(
-        f"next: gpuscale profile check {directory / 'gpuscale.yaml'}; "
-        f"kubectl apply -f {directory / 'manifests'}\n"
+    sys.stderr.write(next_steps(directory))
+
+
+def next_steps(directory: Path) -> str:
+    """What to run after ``init DIR``: lint the set with its profile, then deploy it."""
+    manifests = directory / "manifests"
+    profile = directory / "gpuscale.yaml"
+    return (
+        f"next: gpuscale lint {manifests} --profile {profile}\n"
+        f"then: gpuscale deploy {manifests} --profile {profile}\n"
     )
 
 
@@ -111,6 +209,7 @@ def _options(
     min_replicas: int,
     max_replicas: int,
     metric: str,
+    scrape_interval: str,
     prometheus_release: str,
     prometheus_namespace: str,
 ) -> ScaffoldOptions:
@@ -137,6 +236,7 @@ def _options(
         min_replicas=min_replicas,
         max_replicas=max_replicas,
         metric=metric,
+        scrape_interval=scrape_interval,
         prometheus_release=prometheus_release,
         prometheus_namespace=prometheus_namespace,
     )

@@ -1,7 +1,7 @@
 """``gpuscale lint PATH...``: find autoscaling mistakes in manifests, with the fix.
 
 The command is the I/O edge of :mod:`gpuscale.lint`: it loads the manifests with
-:func:`gpuscale.manifests.load_paths` (files, directories searched for ``*.yaml`` and
+:func:`gpuscale.inputs.read_manifests` (files, directories searched for ``*.yaml`` and
 ``*.yml`` with the profile ``gpuscale.yaml`` skipped, and ``-`` for standard input), the
 profile as ``deploy``, ``verify``, ``install`` and ``watch`` do (``--profile``, else
 ``./gpuscale.yaml`` when it exists, else none), calls :func:`gpuscale.lint.run_lint` with
@@ -70,6 +70,7 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
     # Rendering pulls in rich's syntax highlighting; import it only when lint runs.
     from rich.console import Console  # noqa: PLC0415
 
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.lint import LintOptions, parse_slugs, run_lint  # noqa: PLC0415
     from gpuscale.lint.output import (  # noqa: PLC0415
         explain,
@@ -79,7 +80,6 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         render_json,
         render_sarif,
     )
-    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
     console = Console(file=stdout, highlight=False)
     if args.list_rules:
@@ -110,7 +110,7 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
     )
     loaded, profile_file = optional_profile(args.profile)
     profile = loaded if profile_file is not None else None
-    manifests = load_paths(args.paths, stdin=stdin)
+    manifests = read_manifests(args.paths, stdin=stdin)
     if not manifests:
         raise ManifestError(
             "no objects found", where=" ".join(args.paths), fix="check the paths hold manifests"
@@ -136,7 +136,7 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
     paths: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="PATH...",
+            metavar="PATH",
             help="Manifest files or directories (*.yaml, *.yml inside); - for stdin.",
             show_default=False,
         ),
@@ -145,6 +145,7 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
         Path | None,
         typer.Option(
             "--profile",
+            metavar="FILE",
             help="gpuscale.yaml: node pools, Prometheus, timings; default ./gpuscale.yaml if "
             "it exists.",
         ),
@@ -154,20 +155,35 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
         typer.Option(
             "--namespace",
             "-n",
+            metavar="NS",
             help="Namespace of objects that set none, as kubectl apply -n would place them.",
         ),
     ] = DEFAULT_NAMESPACE,
     output: Annotated[
-        OutputFormat, typer.Option("--output", "-o", help="text, json or sarif.")
+        OutputFormat,
+        typer.Option("--output", "-o", metavar="text|json|sarif", help="text, json or sarif."),
     ] = OutputFormat.TEXT,
     select: Annotated[
         list[str] | None,
-        typer.Option("--select", help="Only these rules (slugs; repeat or use commas)."),
+        typer.Option(
+            "--select",
+            metavar="SLUG,...",
+            help="Only these rules (slugs; repeat or use commas).",
+        ),
     ] = None,
-    ignore: Annotated[list[str] | None, typer.Option("--ignore", help="Skip these rules.")] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ignore", metavar="SLUG,...", help="Skip these rules (repeat or use commas)."
+        ),
+    ] = None,
     fail_on: Annotated[
         Severity,
-        typer.Option("--fail-on", help="Exit 1 on findings at or above this severity."),
+        typer.Option(
+            "--fail-on",
+            metavar="error|warning|info",
+            help="Exit 1 on findings at or above this severity.",
+        ),
     ] = Severity.ERROR,
     explain: Annotated[
         str | None,
@@ -180,6 +196,15 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
     Exit 0 when nothing is at or above --fail-on, 1 when something is, 2 for bad input
     (including no objects, or selected rules none of which can run).
     Suppress a finding with a YAML comment: # gpuscale: ignore\\[slug].
+    Documentation: docs/commands/lint.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale lint k8s/ --profile gpuscale.yaml
+      gpuscale lint examples/tutorial --fail-on warning
+      helm template web ./chart | gpuscale lint - -o sarif > lint.sarif
+      gpuscale lint --list
+      gpuscale lint --explain duplicate-object
     """
     args = LintArgs(
         paths=tuple(paths or ()),

@@ -299,7 +299,7 @@ def _deployment_name(kube: Kube, ns: str, deployment: str | None) -> str:
 def _trace_rows(path: Path) -> Iterable[tuple[float, int, int]]:
     """The trace's ``(offset, prompt_tokens, output_tokens)`` rows, read by the same parser
     ``gpuscale simulate`` uses, so a replay on the cluster and in simulation see one trace."""
-    from gpuscale.sim.traces import read_trace  # noqa: PLC0415 - only --trace needs it
+    from gpuscale.inputs import read_trace  # noqa: PLC0415 - only --trace needs it
 
     return read_trace(str(path))
 

@@ -8,7 +8,10 @@ Exit codes (the same for every command):
 - 2: usage or input error: a bad flag, file, key or value (``InputError``)
 - 130: interrupted (Ctrl-C)
 
-Errors gpuscale raises on purpose are printed as one line on stderr, never a traceback.
+Errors gpuscale raises on purpose are printed as one line on stderr, never a traceback;
+so are Click's usage errors (an unknown option or command, a missing argument, a value
+not among the choices), which Typer would otherwise draw as a boxed panel under the usage
+line: one line naming the command, what is wrong and where its ``--help`` is, exit 2.
 
 Start-up: a command module is imported only when its command runs (or its own ``--help``
 is asked for). ``gpuscale --help`` lists every command from :data:`COMMAND_HELP`, the
@@ -29,6 +32,10 @@ from typer.core import TyperCommand, TyperGroup
 
 from gpuscale import __version__
 from gpuscale.errors import GpuscaleError
+
+# Click's exceptions, wherever this Typer takes Click from (0.2x vendors it as typer._click):
+# the module of the one exception class Typer re-exports.
+_click_errors: Any = sys.modules[typer.BadParameter.__module__]
 
 
 class LazyCommand(NamedTuple):
@@ -248,11 +255,44 @@ def fail(error: GpuscaleError) -> int:
     return error.exit_code
 
 
+def usage_error(error: Any, argv: list[str] | None = None) -> int:
+    """Print a Click usage error (a ``ClickException``) as one line on stderr, naming the
+    command and its ``--help``, and return its exit code (2 for usage errors).
+
+    Some errors (an option missing its value) carry no context; the command is then read
+    from ``argv``: the leading words that name a command, then a sub-command."""
+    ctx = getattr(error, "ctx", None)
+    command = ctx.command_path if ctx is not None else "gpuscale"
+    group = ctx.command if ctx is not None else typer.main.get_command(app)
+    for word in argv or []:
+        commands = getattr(group, "commands", None)
+        if not isinstance(commands, dict) or word not in commands:
+            break
+        command = f"{command} {word}"
+        group = commands[word]
+    message = error.format_message().replace("Value error, ", "")  # pydantic's prefix
+    line = GpuscaleError(message, where=command, fix=f"see {command} --help").one_line()
+    sys.stderr.write(f"gpuscale: error: {line}\n")
+    return int(error.exit_code)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (also used by the console script)."""
+    """Run the command line; returns the exit code (also used by the console script).
+
+    Click runs in non-standalone mode so that its usage errors reach :func:`usage_error`
+    instead of Typer's panel; ``typer.Exit(code)`` and ``--help`` come back as their
+    exit code, a command that returns normally as None (exit 0).
+    """
     _register_unlisted()
     try:
-        app(args=argv, prog_name="gpuscale", standalone_mode=True)
+        result = app(args=argv, prog_name="gpuscale", standalone_mode=False)
+    except _click_errors.NoArgsIsHelpError:
+        return 2  # Typer has printed the help, as for `gpuscale` alone
+    except _click_errors.ClickException as error:
+        return usage_error(error, sys.argv[1:] if argv is None else argv)
+    except typer.Abort:
+        sys.stderr.write("gpuscale: aborted\n")
+        return 1
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
@@ -261,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("gpuscale: interrupted\n")
         return 130
-    return 0
+    return result if isinstance(result, int) and not isinstance(result, bool) else 0
 
 
 def console() -> None:  # pragma: no cover - thin wrapper for the console script

@@ -25,18 +25,27 @@ profile_app = typer.Typer(
     name="profile",
     help="Check gpuscale.yaml, or show its effective values with every default filled.",
     no_args_is_help=True,
+    rich_markup_mode="rich",
 )
 app.add_typer(profile_app, name="profile")
 
 
 @profile_app.command("check")
 def check(
-    file: Annotated[Path, typer.Argument(help="The profile, e.g. gpuscale.yaml.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="The profile, e.g. gpuscale.yaml.")],
 ) -> None:
-    """Validate a profile: exit 0 when it is valid, 2 with a one-line error otherwise."""
-    from gpuscale.profile import load_profile  # noqa: PLC0415 - see module doc
+    """Validate a profile: exit 0 when it is valid, 2 with a one-line error otherwise.
 
-    profile = load_profile(file)
+    Every key is optional; docs/profile.md explains each one.
+
+    [bold]Examples[/bold]
+
+      gpuscale profile check gpuscale.yaml
+      gpuscale profile check examples/tutorial/gpuscale.yaml
+    """
+    from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
+
+    profile = read_profile(file)
     gpu = sum(1 for pool in profile.node_pools if pool.gpu != "none")
     sys.stdout.write(
         f"{file}: ok ({profile.cluster.provider}, {len(profile.node_pools)} node pools of which "
@@ -48,19 +57,32 @@ def check(
 def show(
     file: Annotated[
         Path | None,
-        typer.Argument(help="The profile; omit it to see the defaults.", show_default=False),
+        typer.Argument(
+            metavar="FILE", help="The profile; omit it to see the defaults.", show_default=False
+        ),
     ] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="yaml or json.")] = "yaml",
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="yaml|json", help="yaml or json.")
+    ] = "yaml",
 ) -> None:
-    """Print the effective profile: every value, defaults and catalogue entries filled."""
+    """Print the effective profile: every value, defaults and catalogue entries filled.
+
+    Documentation: docs/commands/profile.md and docs/profile.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale profile show                      # the built-in defaults
+      gpuscale profile show gpuscale.yaml -o json
+    """
+    from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import render  # noqa: PLC0415 - see module doc
-    from gpuscale.profile import Profile, load_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.profile import Profile  # noqa: PLC0415 - see module doc
 
     if output not in ("yaml", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use yaml or json"
         )
-    profile = load_profile(file) if file is not None else Profile.default()
+    profile = read_profile(file) if file is not None else Profile.default()
     data = profile.model_dump(mode="json")
     if output == "json":
         sys.stdout.write(json.dumps(data, indent=2) + "\n")

@@ -1,7 +1,9 @@
 """``gpuscale render``: manifests from files, directories or stdin as one YAML stream.
 
 For ``gpuscale render DIR | kubectl apply -f -``: loads everything (skipping the profile
-``gpuscale.yaml`` in directories), validates it against the schemas (``--no-validate``
+``gpuscale.yaml`` in directories), refuses a set that defines one object twice (the same
+API group, kind, namespace and name: ``kubectl apply`` would silently keep only the later
+one; the error names both places), validates it against the schemas (``--no-validate``
 to skip), optionally fills unset namespaces, and prints one multi-document stream with a
 stable key order. Schema problems are printed one per line on stderr (``gpuscale: error:
 file:line: ...``) and nothing goes to stdout; the exit code is then 2. To print a fresh
@@ -28,7 +30,9 @@ def render_command(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Files, directories (*.yaml, *.yml) or - for stdin.", show_default=False
+            metavar="PATH",
+            help="Files, directories (*.yaml, *.yml) or - for stdin.",
+            show_default=False,
         ),
     ],
     namespace: Annotated[
@@ -36,6 +40,7 @@ def render_command(
         typer.Option(
             "--namespace",
             "-n",
+            metavar="NS",
             help="Set metadata.namespace on objects that have none.",
             show_default=False,
         ),
@@ -44,16 +49,41 @@ def render_command(
         bool, typer.Option("--no-validate", help="Print even if a schema check fails.")
     ] = False,
     kube_version: Annotated[
-        str, typer.Option("--kube-version", help="Kubernetes schemas to validate against.")
+        str,
+        typer.Option(
+            "--kube-version", metavar="VERSION", help="Kubernetes schemas to validate against."
+        ),
     ] = DEFAULT_KUBE_VERSION,
 ) -> None:
-    """Print manifests as one multi-document YAML stream for `kubectl apply -f -`."""
-    from gpuscale.manifests import load_paths, render, validate  # noqa: PLC0415 - see module doc
+    """Print manifests as one multi-document YAML stream for `kubectl apply -f -`.
 
-    manifests = load_paths(paths, stdin=sys.stdin)
+    Validates every object first (exit 2 and nothing printed on an error), and refuses an
+    object defined twice. Documentation: docs/commands/render.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale render examples/tutorial-fixed | kubectl apply -f -
+      gpuscale render k8s/ -n staging > staging.yaml
+      helm template web ./chart | gpuscale render - --kube-version 1.31
+    """
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
+    from gpuscale.manifests import render, validate  # noqa: PLC0415 - see module doc
+
+    manifests = read_manifests(paths, stdin=sys.stdin)
     if not manifests:
         raise ManifestError(
             "no objects found", where=" ".join(paths), fix="check the paths hold manifests"
+        )
+    duplicates = manifests.duplicates(default=namespace or "default")
+    if duplicates:
+        first, later = duplicates[0]
+        more = f" (and {len(duplicates) - 1} more)" if len(duplicates) > 1 else ""
+        raise ManifestError(
+            f"{later.kind} {later.effective_namespace(namespace or 'default')}/{later.name} "
+            f"is already defined at {first.source}; kubectl apply would keep only this later "
+            f"definition{more}",
+            where=str(later.line_of(("metadata", "name"))),
+            fix="keep one definition: merge the two and delete the other",
         )
     if not no_validate:
         problems = validate(manifests, kube_version=kube_version)

@@ -75,25 +75,34 @@ def report_command(
     timelines: Annotated[
         list[Path],
         typer.Argument(
-            help="Timeline files (JSON Lines) from simulate, up or watch.", show_default=False
+            metavar="FILE",
+            help="Timeline files (JSON Lines) from simulate, up or watch.",
+            show_default=False,
         ),
     ],
     html: Annotated[
         Path | None,
         typer.Option(
-            "--html", help="Write the self-contained HTML report here.", show_default=False
+            "--html",
+            metavar="FILE",
+            help="Write the self-contained HTML report here.",
+            show_default=False,
         ),
     ] = None,
     plots: Annotated[
         Path | None,
         typer.Option(
-            "--plots", help="Write the plots as PNG files into this directory.", show_default=False
+            "--plots",
+            metavar="DIR",
+            help="Write the plots as PNG files into this directory.",
+            show_default=False,
         ),
     ] = None,
     label: Annotated[
         list[str] | None,
         typer.Option(
             "--label",
+            metavar="TEXT",
             help="Name of each timeline in tables and legends, once per file in order.",
             show_default=False,
         ),
@@ -102,16 +111,28 @@ def report_command(
         float | None,
         typer.Option(
             "--threshold",
+            metavar="NUMBER",
             help="Trigger threshold to draw (default: the timelines' own).",
             show_default=False,
         ),
     ] = None,
-    title: Annotated[str, typer.Option("--title", help="Title of the HTML page.")] = (
-        "gpuscale report"
-    ),
-    output: Annotated[str, typer.Option("--output", "-o", help="text or json.")] = "text",
+    title: Annotated[
+        str, typer.Option("--title", metavar="TEXT", help="Title of the HTML page.")
+    ] = "gpuscale report",
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="text|json", help="text or json.")
+    ] = "text",
 ) -> None:
-    """Summarise timelines side by side; compare two; write the HTML report and PNG plots."""
+    """Summarise timelines side by side; compare two; write the HTML report and PNG plots.
+
+    Documentation: docs/commands/report.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale report gpuscale-demo/*.jsonl
+      gpuscale report before.jsonl after.jsonl --label before --label after \\
+          --html report.html --plots plots/
+    """
     if output not in ("text", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"

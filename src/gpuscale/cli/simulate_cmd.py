@@ -22,6 +22,7 @@ def simulate_command(
     manifests: Annotated[
         list[Path],
         typer.Argument(
+            metavar="PATH",
             help="Manifest files or directories (Deployment, Service, ServiceMonitor, "
             "ScaledObject).",
             show_default=False,
@@ -32,74 +33,124 @@ def simulate_command(
         typer.Option(
             "--profile",
             "-p",
+            metavar="FILE",
             help="gpuscale.yaml (default: the one beside the manifests, else the defaults).",
             show_default=False,
         ),
     ] = None,
     scenario: Annotated[
         Path | None,
-        typer.Option("--scenario", help="Scenario file (timed load steps).", show_default=False),
+        typer.Option(
+            "--scenario",
+            metavar="FILE",
+            help="Scenario file (timed load steps).",
+            show_default=False,
+        ),
     ] = None,
     trace: Annotated[
         Path | None,
         typer.Option(
             "--trace",
+            metavar="FILE",
             help="Request trace (Azure LLM CSV, Mooncake JSONL or CSV with a timestamp column).",
             show_default=False,
         ),
     ] = None,
     trace_format: Annotated[
-        str, typer.Option("--trace-format", help="auto, azure, mooncake or csv.")
+        str,
+        typer.Option(
+            "--trace-format",
+            metavar="auto|azure|mooncake|csv",
+            help="auto, azure, mooncake or csv.",
+        ),
     ] = "auto",
     workload: Annotated[
         str | None,
         typer.Option(
-            "--workload", help="The Deployment the trace's requests go to.", show_default=False
+            "--workload",
+            metavar="NAME",
+            help="The Deployment the trace's requests go to.",
+            show_default=False,
         ),
     ] = None,
     speedup: Annotated[
-        float, typer.Option("--speedup", help="Replay the trace this many times faster.")
+        float,
+        typer.Option(
+            "--speedup", metavar="FACTOR", help="Replay the trace this many times faster."
+        ),
     ] = 1.0,
     until: Annotated[
         str | None,
         typer.Option(
             "--until",
+            metavar="DURATION",
             help="Virtual time to simulate (default: the scenario's until, the trace's span, "
             "else 1h). A trace shorter than this is repeated.",
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Random seed (same seed, same run).")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="Random seed (same seed, same run).")
+    ] = 0,
     namespace: Annotated[
         str,
         typer.Option(
-            "--namespace", "-n", help="Namespace of objects that set none (as kubectl -n)."
+            "--namespace",
+            "-n",
+            metavar="NS",
+            help="Namespace of objects that set none (as kubectl -n).",
         ),
     ] = "default",
     timeline: Annotated[
         Path | None,
         typer.Option(
-            "--timeline", help="Write the timeline (JSON Lines) here.", show_default=False
+            "--timeline",
+            metavar="FILE",
+            help="Write the timeline (JSON Lines) here.",
+            show_default=False,
         ),
     ] = None,
     report: Annotated[
         Path | None,
-        typer.Option("--report", help="Write the HTML report here.", show_default=False),
+        typer.Option(
+            "--report", metavar="FILE", help="Write the HTML report here.", show_default=False
+        ),
     ] = None,
     plots: Annotated[
         Path | None,
-        typer.Option("--plots", help="Write PNG plots into this directory.", show_default=False),
+        typer.Option(
+            "--plots",
+            metavar="DIR",
+            help="Write PNG plots into this directory.",
+            show_default=False,
+        ),
     ] = None,
     label: Annotated[
         str | None,
-        typer.Option("--label", help="Name of the run in tables and plots.", show_default=False),
+        typer.Option(
+            "--label",
+            metavar="TEXT",
+            help="Name of the run in tables and plots.",
+            show_default=False,
+        ),
     ] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="text or json.")] = "text",
+    output: Annotated[
+        str, typer.Option("--output", "-o", metavar="text|json", help="text or json.")
+    ] = "text",
 ) -> None:
     """Replay a scenario or a trace through KEDA, the HPA and the autoscaler in virtual time.
 
     The models of Prometheus' scrapes, KEDA, the HPA, the ReplicaSet controller, the
-    scheduler, the kubelet and the cluster autoscaler run at their real periods."""
+    scheduler, the kubelet and the cluster autoscaler run at their real periods.
+    Documentation: docs/commands/simulate.md.
+
+    [bold]Examples[/bold]
+
+      gpuscale simulate examples/tutorial-fixed --scenario examples/tutorial-scenario.yaml
+      gpuscale simulate k8s/ --profile gpuscale.yaml --trace azure_conv.csv \\
+          --workload llm --speedup 4 --until 2h --report run.html
+      gpuscale simulate k8s/ --scenario spike.yaml --timeline run.jsonl -o json
+    """
     from gpuscale.cli import _simulate  # noqa: PLC0415 - heavy; see module doc
 
     _simulate.execute(

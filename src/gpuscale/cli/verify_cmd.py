@@ -93,14 +93,14 @@ def verify_command(
     context: ContextOption = None,
 ) -> None:
     """Check every link of the scaling chain on the live cluster (read-only)."""
+    from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.verifier import gather  # noqa: PLC0415 - see module doc
     from gpuscale.live.verify import checks_table, summary, verify_checks  # noqa: PLC0415
     from gpuscale.live.watcher import open_prometheus  # noqa: PLC0415 - see module doc
-    from gpuscale.manifests import load_paths  # noqa: PLC0415 - see module doc
 
     check_output(output)
-    manifest_set = load_paths(manifests, stdin=sys.stdin)
+    manifest_set = read_manifests(manifests, stdin=sys.stdin)
     loaded, source = optional_profile(profile)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     kube = Kube(api, target)

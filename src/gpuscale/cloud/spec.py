@@ -100,7 +100,7 @@ class ClusterSpec:
 
 
 def cluster_spec_from_profile(profile: Profile, *, source: str = "gpuscale.yaml") -> ClusterSpec:
-    """The :class:`ClusterSpec` of a loaded profile (:func:`gpuscale.profile.load_profile`).
+    """The :class:`ClusterSpec` of a loaded profile (:func:`gpuscale.inputs.read_profile`).
 
     The profile has already been validated; this only refuses what DigitalOcean cannot
     make (a provider other than ``doks``, no node pools), naming ``source`` and the key.

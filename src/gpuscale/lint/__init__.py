@@ -1,6 +1,6 @@
 """``gpuscale lint``: autoscaling mistakes in manifests, each with file:line, why and the fix.
 
-Where it sits: lint reads the manifests :func:`gpuscale.manifests.load_paths` loads and
+Where it sits: lint reads the manifests :func:`gpuscale.inputs.read_manifests` loads and
 the :class:`gpuscale.profile.Profile`, through the typed views of
 :mod:`gpuscale.manifests` and the KEDA model of :mod:`gpuscale.controllers.keda`; it runs
 its rules and renders findings. The CLI (``gpuscale.cli.lint_cmd``) does the file I/O.
@@ -9,8 +9,8 @@ The query analysis it stands on is :mod:`gpuscale.lint.query`; outputs are in
 
 Public API::
 
-    manifests = load_paths(["k8s/"])
-    report = run_lint(manifests, load_profile("gpuscale.yaml"), LintOptions(namespace="prod"))
+    manifests = read_manifests(["k8s/"])
+    report = run_lint(manifests, read_profile("gpuscale.yaml"), LintOptions(namespace="prod"))
     report.findings      # tuple[Finding, ...], sorted by file and line
     report.exit_code     # 0, or 1 with a finding at or above options.fail_on
 

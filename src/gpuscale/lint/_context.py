@@ -2,7 +2,7 @@
 
 Rules never parse YAML or read files; they read
 
-- the manifests as :func:`gpuscale.manifests.load_paths` gives them
+- the manifests as :func:`gpuscale.inputs.read_manifests` gives them
   (:class:`~gpuscale.manifests.Manifest`: kind, name, namespace, plain-data body and the
   line of every key), through the typed views of :mod:`gpuscale.manifests` and
   :mod:`gpuscale.controllers.keda` where those decide something;

@@ -1,8 +1,8 @@
 """Run the selected rules over a manifest set and collect a :class:`LintReport`.
 
 :func:`run_lint` is the core of ``gpuscale lint``: the command loads manifests
-(:func:`gpuscale.manifests.load_paths`) and the profile
-(:func:`gpuscale.profile.load_profile`), then calls it; tests and other commands call it
+(:func:`gpuscale.inputs.read_manifests`) and the profile
+(:func:`gpuscale.inputs.read_profile`), then calls it; tests and other commands call it
 directly. It does no I/O.
 
 Inline suppression is the loader's: a ``# gpuscale: ignore[slug, ...]`` comment on the

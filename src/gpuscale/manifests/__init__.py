@@ -1,9 +1,10 @@
 """Kubernetes, KEDA and prometheus-operator manifests: load (with file and line for every
 key), validate against their schemas, read through typed views, match label selectors,
-render back to YAML. Pure apart from :func:`load_paths`, the edge that reads files.
+render back to YAML. Pure: :func:`gpuscale.inputs.read_manifests` is the edge that reads
+files, directories and stdin, and hands their text to :func:`load_text`.
 
 ```
-load_paths / load_text ─► ManifestSet of Manifest (body + Location of every key)
+load_text ─► ManifestSet of Manifest (body + Location of every key)
                              ├─► validate / validate_or_raise ─► ValidationProblem
                              ├─► Workload / Service / ServiceMonitor (typed views)
                              └─► render ─► YAML for kubectl apply -f -
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
         PROFILE_NAMES,
         STDIN,
         YamlDocument,
-        load_paths,
         load_text,
         parse_yaml,
     )
@@ -71,7 +71,6 @@ else:
                 "PROFILE_NAMES",
                 "STDIN",
                 "YamlDocument",
-                "load_paths",
                 "load_text",
                 "parse_yaml",
             ),
@@ -139,7 +138,6 @@ __all__ = [
     "format_path",
     "is_templated",
     "kube_versions",
-    "load_paths",
     "load_text",
     "parse_yaml",
     "render",

@@ -1,4 +1,4 @@
-"""Read manifests from text, files, directories and stdin, keeping the line of every key.
+"""Read manifests from text, keeping the line of every key.
 
 The YAML is composed into ruamel.yaml's node graph (libyaml through
 ``ruamel.yaml.clib`` when installed, the pure-Python parser otherwise) and turned into
@@ -8,6 +8,15 @@ ConfigMap, is not a comment). Plain scalars are typed here too, by the rules of
 Kubernetes' own YAML decoder (sigs.k8s.io/yaml on go-yaml v2, ``resolve.go``), which are
 YAML 1.1's: ``yes``/``on``/``y`` are booleans, ``0755`` is octal, ``1e3`` a float, and
 timestamps stay strings; ruamel's resolver is bypassed, which also makes loading faster.
+
+Aliases are expanded as go-yaml expands them, and limited as it limits them (go-yaml
+v2.2.8+/v3 ``decode.go``: ``decoder.alias``, ``allowedAliasRatio``): an anchor whose value
+holds an alias of itself is refused (Python would recurse without end), and so is a
+document whose aliases expand to far more nodes than it holds ("billion laughs"), which
+Kubernetes' decoder refuses too; both are a :class:`~gpuscale.errors.ManifestError`.
+
+Pure: the text comes in as a string; :func:`gpuscale.inputs.read_manifests` reads files,
+directories and stdin and calls :func:`load_text`.
 
 Loading never validates: a document with a wrong type or a templated value
 (``${replicas}``, ``<deployment_name>``, an unquoted Helm ``{{ .Values.x }}``, which YAML
@@ -20,10 +29,9 @@ with ``file:line`` and a fix.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -32,9 +40,9 @@ from ruamel.yaml.resolver import BaseResolver
 from ruamel.yaml.tag import Tag
 
 from gpuscale.errors import ManifestError
-from gpuscale.manifests._model import KeyPath, Location, Manifest, ManifestSet
+from gpuscale.manifests._model import KeyPath, Location, Manifest
 
-__all__ = ["PROFILE_NAMES", "STDIN", "YamlDocument", "load_paths", "load_text", "parse_yaml"]
+__all__ = ["PROFILE_NAMES", "STDIN", "YamlDocument", "load_text", "parse_yaml"]
 
 STDIN = "<stdin>"
 """The file name manifests read from standard input carry."""
@@ -66,6 +74,8 @@ def parse_yaml(text: str, source: str) -> list[YamlDocument]:
         raise _yaml_error(exc, source, lines) from None
     except YAMLError as exc:
         raise ManifestError(f"not valid YAML: {exc}", where=source, fix=_GENERIC_FIX) from None
+    except RecursionError:
+        raise _too_deep(source) from None
     spans: list[tuple[int, int, int, int]] = []
     built = []
     for root in roots:
@@ -78,14 +88,16 @@ def parse_yaml(text: str, source: str) -> list[YamlDocument]:
                 fix="render the chart first (helm template ... | gpuscale ... -) or quote it",
             )
         builder = _Builder(source, lines, spans)
-        body = builder.build(root, ())
+        try:
+            body = builder.build(root, ())
+        except RecursionError:
+            raise _too_deep(f"{source}:{root.start_mark.line + 1}") from None
         start = Location(source, root.start_mark.line + 1, root.start_mark.column + 1)
         built.append((body, builder.positions, start))
     comments = _comments(lines, spans)
     return [YamlDocument(body, positions, start, comments) for body, positions, start in built]
 
 
-_YAML_SUFFIXES = (".yaml", ".yml")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _COMMENT_START = re.compile(r"(?:^|(?<=\s))#")
 _PLAIN = Tag(suffix="tag:gpuscale:plain")
@@ -159,66 +171,6 @@ def load_text(text: str, source: str) -> list[Manifest]:
     return manifests
 
 
-def load_paths(paths: Sequence[str | Path], *, stdin: TextIO | None = None) -> ManifestSet:
-    """Every manifest in ``paths``, in the order given.
-
-    A path may be a file (any name), a directory (its ``*.yaml``/``*.yml`` files,
-    recursively, in sorted order, skipping hidden entries and the profile
-    ``gpuscale.yaml``, which is not a manifest), or ``-`` for ``stdin``.
-    Raises :class:`ManifestError` for a missing path, an unreadable or non-UTF-8 file,
-    a directory with no manifests, or YAML that does not parse.
-    """
-    manifests: list[Manifest] = []
-    for raw in paths:
-        if str(raw) == "-":
-            if stdin is None:
-                raise ManifestError(
-                    "'-' names standard input, but none was given", where=STDIN, fix=None
-                )
-            manifests.extend(load_text(stdin.read(), STDIN))
-            continue
-        for file in _expand(Path(raw)):
-            manifests.extend(load_text(_read(file), str(file)))
-    return ManifestSet(manifests)
-
-
-def _expand(path: Path) -> Iterable[Path]:
-    if path.is_dir():
-        found = sorted(
-            candidate
-            for candidate in path.rglob("*")
-            if candidate.suffix in _YAML_SUFFIXES
-            and candidate.is_file()
-            and candidate.name not in PROFILE_NAMES
-            and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
-        )
-        if not found:
-            raise ManifestError(
-                "the directory holds no *.yaml or *.yml files",
-                where=str(path),
-                fix="point at the directory with the manifests, or at the files themselves",
-            )
-        return found
-    if not path.exists():
-        raise ManifestError(
-            "no such file or directory", where=str(path), fix="check the path (or use - for stdin)"
-        )
-    return [path]
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ManifestError(
-            f"not UTF-8 text (byte {exc.start})", where=str(path), fix="save the file as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise ManifestError(
-            f"cannot read: {exc.strerror or exc}", where=str(path), fix="check the permissions"
-        ) from None
-
-
 _GENERIC_FIX = "check the indentation and quoting on that line"
 
 
@@ -240,6 +192,29 @@ def _yaml_error(exc: MarkedYAMLError, source: str, lines: list[str]) -> Manifest
     return ManifestError(message, where=f"{source}:{line}", fix=fix)
 
 
+def _too_deep(where: str) -> ManifestError:
+    return ManifestError(
+        "the YAML is nested too deeply to read",
+        where=where,
+        fix="flatten the structure; Kubernetes objects are never nested this deep",
+    )
+
+
+# go-yaml decode.go: below this many decoded nodes, up to 99 % of them may come from
+# alias expansion; above the high mark only 10 %; in between the share falls linearly.
+_ALIAS_RATIO_LOW = 400_000
+_ALIAS_RATIO_HIGH = 4_000_000
+
+
+def _allowed_alias_ratio(decoded: int) -> float:
+    """go-yaml ``allowedAliasRatio``: the share of decoded nodes aliases may account for."""
+    if decoded <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decoded >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
@@ -252,7 +227,13 @@ def _is_template(node: MappingNode) -> bool:
 
 
 class _Builder:
-    """Turns one document's nodes into plain data, recording the position of each key."""
+    """Turns one document's nodes into plain data, recording the position of each key.
+
+    The composer hands an alias over as the very node its anchor names, so a node met a
+    second time is an alias: it is expanded again (as go-yaml does) while the counts of
+    go-yaml's decoder bound the expansion, and a node met again while it is still being
+    built is an anchor that holds itself.
+    """
 
     def __init__(
         self, source: str, lines: list[str], spans: list[tuple[int, int, int, int]]
@@ -262,11 +243,75 @@ class _Builder:
         self.spans = spans
         """Where quoted and block scalars are: ``#`` there is text, not a comment."""
         self.positions: dict[KeyPath, Location] = {}
+        self._seen: set[int] = set()
+        self._open: set[int] = set()
+        self._decoded = 0
+        self._expanded = 0
+        self._alias_depth = 0
 
     def _location(self, node: Node) -> Location:
         return Location(self.source, node.start_mark.line + 1, node.start_mark.column + 1)
 
+    def _count(self, path: KeyPath) -> None:
+        """go-yaml ``decoder.unmarshal``'s bookkeeping: one more node, maybe from an alias."""
+        self._decoded += 1
+        if self._alias_depth:
+            self._expanded += 1
+            if (
+                self._expanded > 100
+                and self._decoded > 1000
+                and self._expanded / self._decoded > _allowed_alias_ratio(self._decoded)
+            ):
+                raise ManifestError(
+                    "excessive aliasing: the document's aliases expand to far more values "
+                    "than it holds (Kubernetes' YAML decoder refuses it too)",
+                    where=self._site(path),
+                    fix="write the repeated values out, or use fewer nested aliases",
+                )
+
+    def _site(self, path: KeyPath) -> str:
+        """``file:line`` of the key nearest to ``path`` (the composer drops aliases' marks)."""
+        probe = path
+        while probe:
+            if isinstance(probe[-1], str) and probe in self.positions:
+                return f"{self.source}:{self.positions[probe].line}"
+            probe = probe[:-1]
+        return self.source
+
     def build(self, node: Node, path: KeyPath) -> Any:
+        identity = id(node)
+        if identity not in self._seen:
+            self._seen.add(identity)
+            return self._build(node, path)
+        self._count(path)
+        if identity in self._open:
+            raise ManifestError(
+                f"an alias refers to the anchor (line {node.start_mark.line + 1}) whose "
+                "value it stands in, so that value would contain itself without end",
+                where=self._site(path),
+                fix="replace the alias with the values it should repeat",
+            )
+        self._alias_depth += 1
+        try:
+            return self._build(node, path)
+        finally:
+            self._alias_depth -= 1
+
+    def _build(self, node: Node, path: KeyPath) -> Any:
+        self._count(path)
+        if isinstance(node, MappingNode | SequenceNode):
+            identity = id(node)
+            self._open.add(identity)
+            try:
+                return self._collection(node, path)
+            finally:
+                self._open.discard(identity)
+        if isinstance(node, ScalarNode) and node.style:
+            start, end = node.start_mark, node.end_mark
+            self.spans.append((start.line, start.column, end.line, end.column))
+        return _scalar(node)
+
+    def _collection(self, node: Node, path: KeyPath) -> Any:
         if isinstance(node, MappingNode):
             if _is_template(node):
                 return self._source_text(node)
@@ -277,10 +322,7 @@ class _Builder:
                 self.positions[(*path, index)] = self._location(item)
                 items.append(self.build(item, (*path, index)))
             return items
-        if isinstance(node, ScalarNode) and node.style:
-            start, end = node.start_mark, node.end_mark
-            self.spans.append((start.line, start.column, end.line, end.column))
-        return _scalar(node)
+        return None
 
     def _mapping(self, node: MappingNode, path: KeyPath) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -295,6 +337,7 @@ class _Builder:
                         merged = {**value, **merged}
                 continue
             key = str(key_node.value) if isinstance(key_node, ScalarNode) else "?"
+            self._count(path)
             if key in result:
                 first = self.positions[(*path, key)]
                 raise ManifestError(

@@ -205,6 +205,28 @@ class ManifestSet(Sequence[Manifest]):
                 return manifest
         return None
 
+    def duplicates(self, *, default: str = "default") -> tuple[tuple[Manifest, Manifest], ...]:
+        """``(first, later)`` for each object defined again: the same API group, kind,
+        namespace (unset ones take ``default``, as ``kubectl apply -n`` places them) and
+        name, in file order. ``kubectl apply`` would keep only the later one and silently
+        drop what only the first says. The same document read twice (one file named
+        twice) and documents without a kind or name are not counted."""
+        first: dict[tuple[str, str, str, str], Manifest] = {}
+        found: list[tuple[Manifest, Manifest]] = []
+        for manifest in self._items:
+            if not manifest.kind or not manifest.name:
+                continue
+            key = (
+                manifest.api_version.rpartition("/")[0],
+                manifest.kind,
+                manifest.effective_namespace(default),
+                manifest.name,
+            )
+            earlier = first.setdefault(key, manifest)
+            if earlier is not manifest and earlier.source != manifest.source:
+                found.append((earlier, manifest))
+        return tuple(found)
+
     def __add__(self, other: object) -> ManifestSet:
         if not isinstance(other, ManifestSet):
             return NotImplemented

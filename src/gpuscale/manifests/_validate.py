@@ -146,8 +146,8 @@ def validate_or_raise(
 def kube_versions() -> tuple[str, ...]:
     """Kubernetes minor versions whose schemas are installed, oldest first."""
     found = []
-    for entry in resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT).iterdir():
-        match = re.fullmatch(r"v(\d+)\.(\d+)\.\d+-local-strict", entry.name)
+    for name in _package_names("kubernetes_validate", _SCHEMA_ROOT):
+        match = re.fullmatch(r"v(\d+)\.(\d+)\.\d+-local-strict", name)
         if match:
             found.append((int(match.group(1)), int(match.group(2))))
     return tuple(f"{major}.{minor}" for major, minor in sorted(found))
@@ -391,12 +391,24 @@ def _quantity_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
                         )
 
 
+def _package_text(package: str, *parts: str) -> str:
+    """A schema shipped inside an installed package: read like an import, not a user's file
+    (the one read ``tests/unit/test_pure_layers.py`` allows here)."""
+    return resources.files(package).joinpath(*parts).read_text(encoding="utf-8")
+
+
+def _package_names(package: str, *parts: str) -> list[str]:
+    """The names in a folder of schemas shipped inside an installed package."""
+    return [entry.name for entry in resources.files(package).joinpath(*parts).iterdir()]
+
+
 @cache
 def _definitions(version: str) -> Resource[Any]:
     from referencing import Resource  # noqa: PLC0415 - see module doc
 
-    folder = resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
-    text = folder.joinpath(f"v{version}.0-local-strict").joinpath("_definitions.json").read_text()
+    text = _package_text(
+        "kubernetes_validate", _SCHEMA_ROOT, f"v{version}.0-local-strict", "_definitions.json"
+    )
     return Resource.from_contents(json.loads(text))
 
 
@@ -404,13 +416,12 @@ def _definitions(version: str) -> Resource[Any]:
 def _core_files(version: str) -> dict[tuple[str, str, str], str]:
     """``(group's first word, kind in lower case, version) -> file`` for a schema version,
     from names such as ``deployment-apps-v1.json`` and ``service-v1.json``."""
-    folder = resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
     pattern = re.compile(r"([a-z0-9]+)-(?:([a-z0-9]+)-)?(v\d+(?:(?:alpha|beta)\d+)?)\.json")
     found: dict[tuple[str, str, str], str] = {}
-    for entry in folder.joinpath(f"v{version}.0-local-strict").iterdir():
-        match = pattern.fullmatch(entry.name)
+    for name in _package_names("kubernetes_validate", _SCHEMA_ROOT, f"v{version}.0-local-strict"):
+        match = pattern.fullmatch(name)
         if match:
-            found[(match.group(2) or "", match.group(1), match.group(3))] = entry.name
+            found[(match.group(2) or "", match.group(1), match.group(3))] = name
     return found
 
 
@@ -429,9 +440,8 @@ def _core_api_versions(kind: str, version: str) -> list[str]:
 
 @cache
 def _core_schema(version: str, file: str) -> dict[str, Any]:
-    folder = resources.files("kubernetes_validate").joinpath(_SCHEMA_ROOT)
     data: dict[str, Any] = json.loads(
-        folder.joinpath(f"v{version}.0-local-strict").joinpath(file).read_text()
+        _package_text("kubernetes_validate", _SCHEMA_ROOT, f"v{version}.0-local-strict", file)
     )
     return data
 
@@ -444,9 +454,7 @@ def _validator_for(api_version: str, kind: str, version: str) -> jsonschema.Vali
     crd_file = CRD_SCHEMAS.get(f"{api_version}/{kind}")
     registry: Registry[Any] = Registry().with_resource(_DEFS_ID, _definitions(version))
     if crd_file is not None:
-        raw = json.loads(
-            resources.files("gpuscale.manifests").joinpath("schemas", crd_file).read_text()
-        )
+        raw = json.loads(_package_text("gpuscale.manifests", "schemas", crd_file))
         schema = _structural(raw)
         schema["properties"]["metadata"] = {"$ref": _OBJECT_META}
         schema["properties"]["apiVersion"] = {"type": "string", "enum": [api_version]}

@@ -8,12 +8,19 @@ mistakes ``examples/tutorial/README.md`` lists:
   provider's real GPU node label (DOKS: ``doks.digitalocean.com/gpu-brand``), a toleration
   for the GPU taint only, a readiness probe on ``/readyz``.
 - Service: selects the pods, names its port so the ServiceMonitor can refer to it.
+- Deployment without ``spec.replicas``: the HPA KEDA creates owns the count; a count in
+  the manifest would be re-applied by every ``kubectl apply``/server-side apply and fight
+  the HPA (Kubernetes' own advice for HPA-managed workloads).
 - ServiceMonitor: in the app's namespace, labelled ``release: <kube-prometheus-stack
-  release>`` so that Prometheus selects it, with a namespaceSelector naming that namespace.
+  release>`` so that Prometheus selects it, with a namespaceSelector naming that namespace;
+  scraped at the profile's ``prometheus.scrape_interval``, one number written in both
+  places so that the simulator and lint see the interval Prometheus uses.
 - ScaledObject: a query summed over the workload's own series (scoped by namespace and
   service) with ``metricType: AverageValue``, so the HPA divides by the replica count
   once; ``ignoreNullValues: "false"`` so a broken scrape is an error, not a silent 0; an
-  explicit HPA behavior instead of a ``cooldownPeriod`` that min ≥ 1 would ignore.
+  explicit HPA behavior instead of a ``cooldownPeriod`` that min ≥ 1 would ignore; no
+  ``pollingInterval``: KEDA's default (30s) is right, and with min ≥ 1 the HPA reads the
+  metric every 15s whatever it says (lint's ``polling-interval-has-no-effect``).
 - ``gpuscale.yaml``: the profile for the same setup.
 """
 
@@ -27,6 +34,7 @@ from gpuscale import __version__
 from gpuscale.errors import InputError
 from gpuscale.manifests._model import KeyPath
 from gpuscale.manifests._render import render
+from gpuscale.units import format_duration, parse_duration
 
 __all__ = ["DEFAULT_IMAGE", "ScaffoldFile", "ScaffoldOptions", "scaffold", "scaffold_objects"]
 
@@ -67,6 +75,10 @@ class ScaffoldOptions:
     """Helm release name of kube-prometheus-stack (the ServiceMonitor's ``release`` label)."""
     prometheus_namespace: str = "monitoring"
     """Namespace kube-prometheus-stack runs in (the query's server address)."""
+    scrape_interval: str = "15s"
+    """How often Prometheus scrapes the workload: the ServiceMonitor endpoint's
+    ``interval`` and the profile's ``prometheus.scrape_interval`` (a duration, at least
+    1s; 15s matches the HPA's sync period)."""
 
     def check(self) -> None:
         """Raise :class:`InputError` (naming the flag) for an option Kubernetes would reject."""
@@ -103,12 +115,34 @@ class ScaffoldOptions:
                 where="--threshold",
                 fix="use the metric value one replica should handle, e.g. 80",
             )
+        self.scrape_seconds()
         if not re.fullmatch(r"[a-zA-Z_:][a-zA-Z0-9_:]*", self.metric):
             raise InputError(
                 f"{self.metric!r} is not a Prometheus metric name",
                 where="--metric",
                 fix="use letters, digits, '_' and ':', not starting with a digit",
             )
+
+    def scrape_seconds(self) -> float:
+        """:attr:`scrape_interval` in seconds; :class:`InputError` naming the flag if bad."""
+        try:
+            seconds = parse_duration(self.scrape_interval)
+        except ValueError as exc:
+            raise InputError(str(exc), where="--scrape-interval", fix="e.g. 15s or 1m") from None
+        if seconds < 1:
+            raise InputError(
+                f"{self.scrape_interval} is shorter than 1s",
+                where="--scrape-interval",
+                fix="use 1s or more; 15s matches the HPA's sync period",
+            )
+        return seconds
+
+    def scrape_text(self) -> str:
+        """:attr:`scrape_interval` as a Prometheus duration (``15s``, ``1m30s``, ``1500ms``)."""
+        seconds = self.scrape_seconds()
+        if seconds != int(seconds):
+            return f"{round(seconds * 1000)}ms"
+        return format_duration(seconds)
 
 
 @dataclass(frozen=True)
@@ -138,6 +172,7 @@ def scaffold_objects(
     """``(file name, object, comments by key path)`` for the four manifests."""
     options.check()
     labels = _labels(options)
+    scrape = options.scrape_text()
     resource = _GPU_RESOURCE[options.gpu]
     pod_spec: dict[str, Any] = {}
     pod_comments: dict[KeyPath, str] = {}
@@ -188,12 +223,15 @@ def scaffold_objects(
     pod_comments[(*container_path, "readinessProbe")] = (
         "Ready only when serving, so the Service and the HPA count it only then."
     )
+    pod_comments[("spec", "selector")] = (
+        "No replicas: the HPA KEDA creates owns the count (from minReplicaCount up);\n"
+        "a count here would be re-applied on every apply and fight it."
+    )
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
         "spec": {
-            "replicas": options.min_replicas,
             "selector": {"matchLabels": labels},
             "template": {"metadata": {"labels": labels}, "spec": pod_spec},
         },
@@ -221,7 +259,7 @@ def scaffold_objects(
         "spec": {
             "selector": {"matchLabels": labels},
             "namespaceSelector": {"matchNames": [options.namespace]},
-            "endpoints": [{"port": "http", "path": "/metrics", "interval": "15s"}],
+            "endpoints": [{"port": "http", "path": "/metrics", "interval": scrape}],
         },
     }
     monitor_comments: dict[KeyPath, str] = {
@@ -230,7 +268,9 @@ def scaffold_objects(
             f"release: <its Helm release name> ({options.prometheus_release} here)."
         ),
         ("spec", "namespaceSelector"): "Where the Service is: this app's namespace.",
-        ("spec", "endpoints"): "Scraped every 15s, as often as the HPA reads the metric.",
+        ("spec", "endpoints"): (
+            f"Scraped every {scrape}: the profile's prometheus.scrape_interval says the same."
+        ),
     }
     server = f"http://prometheus-operated.{options.prometheus_namespace}.svc.cluster.local:9090"
     query = f'sum({options.metric}{{namespace="{options.namespace}", service="{options.name}"}})'
@@ -241,7 +281,6 @@ def scaffold_objects(
         "metadata": {"name": options.name, "namespace": options.namespace},
         "spec": {
             "scaleTargetRef": {"name": options.name},
-            "pollingInterval": 30,
             "minReplicaCount": options.min_replicas,
             "maxReplicaCount": options.max_replicas,
             "advanced": {
@@ -360,7 +399,7 @@ cluster:
 {pools}prometheus:
   release: {options.prometheus_release}
   namespace: {options.prometheus_namespace}
-  scrape_interval: 30s
+  scrape_interval: {options.scrape_text()}   # the ServiceMonitor's interval too
 workloads:
   {options.name}:
     image_pull_time: 20s

@@ -1,10 +1,10 @@
 """The profile, ``gpuscale.yaml``: what manifests do not say (node pools, GPU prices,
 provisioning and start-up times, per-replica capacity, Prometheus' scrape interval),
-validated, with a documented default for every field. Pure apart from
-:func:`load_profile`, the edge that reads the file.
+validated, with a documented default for every field. Pure:
+:func:`gpuscale.inputs.read_profile` is the edge that reads the file.
 
 ```
-gpuscale.yaml ─► load_profile ─► Profile (frozen; defaults and catalogue values filled)
+gpuscale.yaml ─► load_profile_text ─► Profile (frozen; defaults and catalogue values filled)
                                   ├── cluster        ClusterSpec
                                   ├── node_pools     NodePool...   (labels/taints per provider)
                                   ├── autoscaler     AutoscalerSpec (cluster-autoscaler timings)
@@ -27,7 +27,7 @@ source), which ``gpuscale lint`` without ``--profile`` need not pay to read
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpuscale.profile._load import load_profile, load_profile_text
+    from gpuscale.profile._load import load_profile_text
     from gpuscale.profile._model import (
         AutoscalerSpec,
         CatalogueEntry,
@@ -53,7 +53,7 @@ else:
     __getattr__, __dir__ = lazy_exports(
         __name__,
         {
-            "gpuscale.profile._load": ("load_profile", "load_profile_text"),
+            "gpuscale.profile._load": ("load_profile_text",),
             "gpuscale.profile._model": (
                 "AutoscalerSpec",
                 "CatalogueEntry",
@@ -91,7 +91,6 @@ __all__ = [
     "Size",
     "TaintSpec",
     "WorkloadSpec",
-    "load_profile",
     "load_profile_text",
     "size_for",
 ]

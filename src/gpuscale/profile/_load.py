@@ -1,10 +1,10 @@
-"""Read ``gpuscale.yaml`` into a :class:`Profile`, with one-line errors naming file:line.
+"""Parse ``gpuscale.yaml`` into a :class:`Profile`, with one-line errors naming file:line.
 
 The YAML is read with the manifest loader's parser, which keeps the line of every key;
 pydantic's error locations (``("node_pools", 0, "max_nodes")``) are then mapped to the
 line of that key (or of its nearest written ancestor, for a missing key), and the first
 error, in file order, becomes a :class:`ProfileError` with the fix (a did-you-mean for a
-misspelt key).
+misspelt key). Pure: :func:`gpuscale.inputs.read_profile` reads the file.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import difflib
 import types
 import typing
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -23,33 +22,9 @@ from gpuscale.errors import ManifestError, ProfileError
 from gpuscale.manifests import KeyPath, Location, format_path, parse_yaml
 from gpuscale.profile._model import Profile
 
-__all__ = ["load_profile", "load_profile_text"]
+__all__ = ["load_profile_text"]
 
 _CATALOGUE_FIELDS = ("gpu", "gpus_per_node", "cpu", "memory", "price_per_hour")
-
-
-def load_profile(path: str | Path) -> Profile:
-    """The profile in the file ``path``; raises :class:`ProfileError` for any problem."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProfileError(
-            "no such file",
-            where=str(file),
-            fix="create it with gpuscale init, or pass the right path",
-        ) from None
-    except IsADirectoryError:
-        raise ProfileError(
-            "is a directory", where=str(file), fix="pass the profile file, e.g. DIR/gpuscale.yaml"
-        ) from None
-    except UnicodeDecodeError:
-        raise ProfileError("not UTF-8 text", where=str(file), fix="save it as UTF-8") from None
-    except OSError as exc:
-        raise ProfileError(
-            f"cannot read: {exc.strerror or exc}", where=str(file), fix="check the permissions"
-        ) from None
-    return load_profile_text(text, str(file))
 
 
 def load_profile_text(text: str, source: str) -> Profile:

@@ -32,7 +32,7 @@ from gpuscale.sim.specs import (
     WorkloadSpec,
 )
 from gpuscale.sim.summary import Summary, summarize
-from gpuscale.sim.traces import Trace, parse_trace, read_trace
+from gpuscale.sim.traces import Trace, parse_trace
 from gpuscale.sim.world import CostReport, LoadSpec, SimulationResult
 
 __all__ = [
@@ -74,7 +74,6 @@ __all__ = [
     "parse_scenario",
     "parse_trace",
     "query_scalar",
-    "read_trace",
     "steady_load_flap",
     "summarize",
 ]

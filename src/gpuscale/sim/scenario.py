@@ -34,7 +34,8 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from gpuscale.errors import InputError
+from gpuscale.errors import InputError, ManifestError
+from gpuscale.manifests import parse_yaml
 from gpuscale.units import parse_duration
 
 __all__ = [
@@ -214,7 +215,17 @@ def _parse_step(doc: Any, source: str, line: int, default_workload: str | None) 
 
 
 def parse_scenario(text: str, *, source: str = "<scenario>") -> Scenario:
-    """Parse a scenario from YAML text; errors name ``source:line``."""
+    """Parse a scenario from YAML text; errors name ``source:line``.
+
+    The text first goes through the manifests' YAML reader, which refuses what ruamel's
+    round-trip loader would take or crash on: an alias inside its own anchor, aliases
+    that expand to far more values than the text holds ("billion laughs"), nesting too
+    deep, duplicate keys.
+    """
+    try:
+        parse_yaml(text, source)
+    except ManifestError as exc:
+        raise InputError(exc.message, where=exc.where, fix=exc.fix) from None
     try:
         doc = YAML(typ="rt").load(text)
     except YAMLError as exc:

@@ -17,7 +17,7 @@ back to back until a duration, one tile every ``period`` (by default the trace's
 plus its mean gap between requests, so the rate stays continuous across the seam).
 Arrays are numpy, so tiling the 19k-request conversation trace to 7 days (3.25M
 requests) takes a few tens of milliseconds. Bad input raises :class:`InputError` naming
-``file:line``. :func:`read_trace` is the only function here that touches a file.
+``file:line``. Pure: :func:`gpuscale.inputs.read_trace` reads the file.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy.typing as npt
 
 from gpuscale.errors import InputError
 
-__all__ = ["ATTRIBUTIONS", "Trace", "TraceFormat", "parse_trace", "read_trace"]
+__all__ = ["ATTRIBUTIONS", "Trace", "TraceFormat", "parse_trace"]
 
 TraceFormat = Literal["auto", "azure", "mooncake", "csv"]
 
@@ -299,17 +299,3 @@ def parse_trace(text: str, *, source: str = "<trace>", fmt: TraceFormat = "auto"
     if len(trace) == 0:
         raise _error("the trace has no requests", source)
     return dataclasses.replace(trace, format=fmt)
-
-
-def read_trace(path: str, *, fmt: TraceFormat = "auto") -> Trace:
-    """Read and parse the trace file at ``path`` (the edge: the only file access here)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise InputError(
-            f"cannot read the trace ({exc.strerror})", where=path, fix="pass an existing file"
-        ) from None
-    except UnicodeDecodeError:
-        raise InputError("the trace is not UTF-8 text", where=path, fix=_FIX_FORMAT) from None
-    return parse_trace(text, source=path, fmt=fmt)

@@ -5,18 +5,28 @@ the Dockerfile's ``ENV`` (its ``PATH`` pointed at this environment's ``gpuscale`
 ``--host 127.0.0.1 --port 0`` as a ``docker run ... IMAGE --port N`` would append. It
 checks the tutorial's contract, that the command became the lean server process (same
 PID, nothing else running), and the idle memory budget of issue 2 (40 MB).
+
+The image installs only the dependencies ``gpuscale._app_requirements`` names (and what
+they need); here every other dependency of gpuscale is made unimportable, through a
+``sitecustomize`` on ``PYTHONPATH`` that both the CLI process and the server it becomes
+load, so an import the image could not satisfy fails these tests.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+from gpuscale._app_requirements import APP_DISTRIBUTIONS
 from tests.integration.app.conftest import AppProcess, gauge_from_metrics, gpuscale_command
 from tests.unit.app.dockerfile import DOCKERFILE, exec_form, stages
 
@@ -45,12 +55,84 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def _name(requirement: str) -> str:
+    match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+    assert match is not None, requirement
+    return re.sub(r"[-_.]+", "-", match.group(0)).lower()
+
+
+def _core(distribution: str) -> set[str]:
+    return {
+        _name(r)
+        for r in metadata.requires(distribution) or []
+        if not re.search(r"\bextra\s*==", r.partition(";")[2])
+    }
+
+
+def _closure(names: Iterable[str]) -> set[str]:
+    """``names`` and everything they require, transitively (markers not evaluated)."""
+    seen: set[str] = set()
+    pending = list(names)
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            pending.extend(_core(name))
+        except metadata.PackageNotFoundError:
+            continue
+    return seen
+
+
+def modules_not_in_the_image() -> set[str]:
+    """Top-level modules of gpuscale's dependencies that the image does not install."""
+    absent = _core("gpuscale") - _closure(APP_DISTRIBUTIONS)
+    return {
+        module
+        for module, distributions in metadata.packages_distributions().items()
+        if distributions and all(_name(d) in absent for d in distributions)
+    }
+
+
+_BLOCKER = """import sys
+
+BLOCKED = {blocked!r}
+
+
+class _NotInTheImage:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"{{name}} is not installed in the gpuscale app image")
+        return None
+
+
+sys.meta_path.insert(0, _NotInTheImage())
+"""
+
+
+@pytest.fixture(scope="module")
+def image_pythonpath(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A PYTHONPATH whose sitecustomize refuses every module the image lacks."""
+    blocked = modules_not_in_the_image()
+    assert {"numpy", "matplotlib", "kubernetes", "pydo", "jsonschema"} <= blocked
+    folder = tmp_path_factory.mktemp("image-site")
+    (folder / "sitecustomize.py").write_text(_BLOCKER.format(blocked=sorted(blocked)))
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+    refused = subprocess.run(
+        [sys.executable, "-c", "import numpy"], check=False, env=env, capture_output=True, text=True
+    )
+    assert "not installed in the gpuscale app image" in refused.stderr
+    return str(folder)
+
+
 @pytest.fixture
-def entrypoint_app() -> Iterator[AppProcess]:
+def entrypoint_app(image_pythonpath: str) -> Iterator[AppProcess]:
     last = stages(DOCKERFILE.read_text())[-1]
     [entrypoint] = last.all("ENTRYPOINT")
     argv = exec_form(entrypoint)
     env = {k: v for k, v in os.environ.items() if k != "GPUSCALE_SETTER_TOKEN"}
+    env["PYTHONPATH"] = image_pythonpath
     for key, value in last.env().items():
         here = str(Path(gpuscale_command()[0]).parent)
         env[key] = (

@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuscale.manifests import load_paths
+from gpuscale.inputs import read_manifests
 from tests.integration.live import objects as o
 
 APP = o.APP
@@ -47,12 +47,12 @@ class Chain:
 
     @property
     def query(self) -> str:
-        manifests = load_paths([self.path])
+        manifests = read_manifests([self.path])
         return str(manifests.by_kind("ScaledObject")[0].spec["triggers"][0]["metadata"]["query"])
 
 
 def _manifest(path: str, kind: str) -> dict[str, Any]:
-    return load_paths([path]).by_kind(kind)[0].body
+    return read_manifests([path]).by_kind(kind)[0].body
 
 
 def chain(*, fixed: bool) -> Chain:

@@ -17,7 +17,7 @@ import pytest
 
 from gpuscale.cli import verify_cmd
 from gpuscale.cli.main import main
-from gpuscale.manifests import load_paths
+from gpuscale.inputs import read_manifests
 from tests.integration.live import chain as c
 from tests.integration.live import objects as o
 from tests.integration.live.conftest import Stack
@@ -78,7 +78,7 @@ def test_deploy_outputs(
             capsys, "deploy", "examples/tutorial", "--force", "--dry-run=client", "-n", "gpu-demo"
         ),
     )
-    theirs = load_paths([FIXED]).by_kind("Deployment")[0].body
+    theirs = read_manifests([FIXED]).by_kind("Deployment")[0].body
     theirs = json.loads(json.dumps(theirs).replace('"replicas": 1', '"replicas": 3'))
     fake_kube.applied_as(theirs, "kubectl-client-side-apply")
     _check("deploy.md", "conflict", _transcript(capsys, "deploy", FIXED))

@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 from gpuscale.cli import deploy_cmd
 from gpuscale.cli.main import main
-from gpuscale.manifests import load_paths
+from gpuscale.inputs import read_manifests
 from tests.integration.live import objects as o
 from tests.integration.live.fake_kube import TOKEN, FakeKube, Seen
 
@@ -65,7 +65,7 @@ def test_fixed_example_is_applied_server_side_in_dependency_order(
     ]
     patches = _patches(fake_kube)
     assert [p.path for p in patches] == FIXED_PATHS
-    manifests = {m.kind: m.body for m in load_paths([FIXED])}
+    manifests = {m.kind: m.body for m in read_manifests([FIXED])}
     for patch in patches:
         assert patch.query == {"fieldManager": "gpuscale"}
         assert patch.headers["content-type"] == APPLY
@@ -296,7 +296,7 @@ def test_a_conflict_suggests_force_conflicts_which_sends_force_true(
     fake_kube: FakeKube, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _stack(fake_kube, "gpu-demo")
-    theirs = load_paths([FIXED]).by_kind("Deployment")[0].body
+    theirs = read_manifests([FIXED]).by_kind("Deployment")[0].body
     theirs = json.loads(json.dumps(theirs).replace('"replicas": 1', '"replicas": 3'))
     fake_kube.applied_as(theirs, "kubectl-client-side-apply")
     code, out, err = _run(capsys, FIXED)

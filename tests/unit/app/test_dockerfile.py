@@ -67,3 +67,39 @@ def test_dockerignore_keeps_the_context_small() -> None:
     ignore = (DOCKERFILE.parent / ".dockerignore").read_text().split()
     assert ignore[ignore.index("*")] == "*"
     assert {"!pyproject.toml", "!README.md", "!src/"} <= set(ignore)
+
+
+def test_the_image_installs_only_what_gpuscale_app_needs() -> None:
+    """The wheel goes in without its dependencies, then only the requirements
+    ``python -m gpuscale._app_requirements`` prints (pip brings what those need)."""
+    build = stages(DOCKERFILE.read_text())[0]
+    [run] = build.all("RUN")
+    steps = [step.strip() for step in run.split("&&")]
+    wheel = next(s for s in steps if "gpuscale-*.whl" in s and " install " in s)
+    assert "--no-deps" in wheel
+    [listing] = [s for s in steps if "-m gpuscale._app_requirements" in s]
+    target = listing.split(">")[-1].strip()
+    assert any(s.endswith(f"install --only-binary=:all: -r {target}") for s in steps)
+    assert steps.index(listing) > steps.index(wheel)
+
+
+def test_app_requirements_are_pyprojects_own_ranges() -> None:
+    import tomllib
+
+    from gpuscale._app_requirements import APP_DISTRIBUTIONS, app_requirements
+
+    declared = tomllib.loads((DOCKERFILE.parent / "pyproject.toml").read_text())["project"][
+        "dependencies"
+    ]
+
+    def key(requirement: str) -> tuple[str, frozenset[str]]:
+        match = re.match(r"([A-Za-z0-9._-]+)(.*)", requirement)
+        assert match is not None, requirement
+        name, rest = match.groups()
+        spec = rest.partition(";")[0].replace(" ", "")
+        return re.sub(r"[-_.]+", "-", name).lower(), frozenset(spec.split(","))
+
+    wanted = app_requirements()
+    assert [key(r)[0] for r in wanted] == list(APP_DISTRIBUTIONS)
+    assert {key(r) for r in wanted} <= {key(r) for r in declared}
+    assert len(wanted) < len(declared) / 3

@@ -39,7 +39,7 @@ def lint_yaml(
 
 def make_profile(**sections: Any) -> Profile:
     """A profile from its sections as plain data (``gpuscale.yaml``'s keys), defaults filled
-    as :func:`gpuscale.profile.load_profile` fills them."""
+    as :func:`gpuscale.inputs.read_profile` fills them."""
     return Profile.model_validate(sections)
 
 

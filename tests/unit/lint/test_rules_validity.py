@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from gpuscale.controllers.keda import TriggerError, parse_prometheus_trigger
+from gpuscale.inputs import read_manifests
 from gpuscale.lint import REGISTRY, LintOptions, Severity, run_lint
 from gpuscale.lint._keda import model_problems, where_path
-from gpuscale.manifests import load_paths, load_text
+from gpuscale.manifests import load_text
 from tests.unit.lint.conftest import line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object, service
 
@@ -351,7 +352,7 @@ def test_duplicate_near_misses(text: str) -> None:
 def test_a_file_named_twice_is_not_a_duplicate(tmp_path: Path) -> None:
     path = tmp_path / "d.yaml"
     path.write_text(deployment())
-    objects = load_paths([path, tmp_path])
+    objects = read_manifests([path, tmp_path])
     assert len(objects) == 2
     report = run_lint(objects, None, LintOptions(select=frozenset({DUPLICATE})))
     assert report.findings == ()

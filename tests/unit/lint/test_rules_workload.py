@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from gpuscale.inputs import read_manifests, read_profile
 from gpuscale.lint import LintOptions, Severity, run_lint
-from gpuscale.manifests import load_paths, load_text
+from gpuscale.manifests import load_text
 from gpuscale.manifests.scaffold import ScaffoldOptions, scaffold
-from gpuscale.profile import Profile, load_profile
+from gpuscale.profile import Profile
 from tests.unit.lint.conftest import gpu_pool, line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object, service
 
@@ -119,9 +120,9 @@ def test_init_generic_output_gets_no_doks_suggestion(tmp_path: Path) -> None:
     for item in files:
         (tmp_path / item.name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / item.name).write_text(item.text)
-    profile = load_profile(tmp_path / "gpuscale.yaml")
+    profile = read_profile(tmp_path / "gpuscale.yaml")
     assert profile.cluster.provider == "generic"
-    report = run_lint(load_paths([tmp_path / "manifests"]), profile, LintOptions(validate=True))
+    report = run_lint(read_manifests([tmp_path / "manifests"]), profile, LintOptions(validate=True))
     assert only(list(report.findings), "gpu-node-selector") == []
     assert "doks." not in "".join(f.fix for f in report.findings)
 

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from gpuscale.errors import InputError, ManifestError, RetryableError, UnavailableError
+from gpuscale.inputs import read_manifests
 from gpuscale.live.apply import (
     apply_action,
     apply_body,
@@ -20,7 +21,7 @@ from gpuscale.live.apply import (
     target_namespace,
 )
 from gpuscale.live.discovery import Resource, parse_resource_list
-from gpuscale.manifests import Manifest, load_paths, load_text
+from gpuscale.manifests import Manifest, load_text
 
 # GET /apis/apps/v1 from a v1.33 API server, shortened to two kinds (shape: metav1.APIResourceList).
 APPS_V1 = {
@@ -264,7 +265,7 @@ def test_each_error_class_is_one_line_with_its_fix(
 
 
 def test_missing_crds_name_gpuscale_install_for_keda_and_prometheus_operator() -> None:
-    manifests = load_paths(["examples/tutorial-fixed"])
+    manifests = read_manifests(["examples/tutorial-fixed"])
     scaled = [m for m in manifests if m.kind in ("ScaledObject", "ServiceMonitor")]
     error = missing_kind_error(list(reversed(scaled)))
     assert "no ScaledObject (keda.sh/v1alpha1): KEDA's CRDs are not installed" in error.message

@@ -14,6 +14,7 @@ import pytest
 from rich.console import Console
 
 from gpuscale.controllers.keda import parse_prometheus_trigger
+from gpuscale.inputs import read_manifests
 from gpuscale.live.verify import (
     Facts,
     HttpAnswer,
@@ -38,7 +39,7 @@ from gpuscale.live.verify import (
     summary,
     verify_checks,
 )
-from gpuscale.manifests import Taint, load_paths
+from gpuscale.manifests import Taint
 from gpuscale.profile import Profile
 from tests.integration.live import chain as c
 from tests.integration.live import objects as o
@@ -99,7 +100,7 @@ def facts_of(
 
 def test_the_tutorials_chain_fails_exactly_the_links_it_breaks() -> None:
     state = c.chain(fixed=False)
-    checks = verify_checks(load_paths([state.path]), facts_of(state))
+    checks = verify_checks(read_manifests([state.path]), facts_of(state))
     assert [(x.name, x.subject, x.status) for x in checks] == [
         ("KEDA CRDs", "", "pass"),
         ("KEDA operator", "deployment/default/keda-operator", "pass"),
@@ -135,7 +136,7 @@ def test_the_tutorials_chain_fails_exactly_the_links_it_breaks() -> None:
 
 def test_the_fixed_chain_passes_every_check() -> None:
     state = c.chain(fixed=True)
-    checks = verify_checks(load_paths([state.path]), facts_of(state))
+    checks = verify_checks(read_manifests([state.path]), facts_of(state))
     assert {x.status for x in checks} == {"pass"}, [x for x in checks if x.status != "pass"]
     by_name = {x.name: x for x in checks}
     assert by_name["trigger query"].evidence == "1 series, value 40; KEDA reads 40 (threshold 80)"
@@ -148,7 +149,7 @@ def test_the_fixed_chain_passes_every_check() -> None:
 
 def test_the_table_has_check_status_evidence_and_fix() -> None:
     state = c.chain(fixed=False)
-    checks = verify_checks(load_paths([state.path]), facts_of(state))
+    checks = verify_checks(read_manifests([state.path]), facts_of(state))
     console = Console(width=200, record=True, color_system=None)
     console.print(checks_table(checks))
     text = console.export_text()
@@ -489,7 +490,7 @@ def test_a_read_that_failed_is_a_skip_with_the_error() -> None:
     failed = Facts(
         **{**facts.__dict__, "errors": {"nodes": "nodes: not allowed (nodes is forbidden)"}}
     )
-    checks = {x.name: x for x in verify_checks(load_paths([state.path]), failed)}
+    checks = {x.name: x for x in verify_checks(read_manifests([state.path]), failed)}
     assert checks["GPU capacity"].status == "skip"
     assert (
         checks["GPU capacity"].evidence == "could not read: nodes: not allowed (nodes is forbidden)"
@@ -498,7 +499,7 @@ def test_a_read_that_failed_is_a_skip_with_the_error() -> None:
 
 def test_without_a_scaled_object_the_targets_come_from_the_prometheus_that_answered() -> None:
     state = c.chain(fixed=True)
-    manifests = load_paths([state.path])
+    manifests = read_manifests([state.path])
     only_monitoring = type(manifests)(
         [m for m in manifests if m.kind in ("Service", "ServiceMonitor")]
     )

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuscale.manifests import KeyPath, ManifestSet, Workload, load_paths, validate
-from gpuscale.profile import load_profile
+from gpuscale.inputs import read_manifests, read_profile
+from gpuscale.manifests import KeyPath, ManifestSet, Workload, validate
 
 EXAMPLES = Path("examples")
 ROW = re.compile(
@@ -28,10 +28,10 @@ def _path(text: str) -> KeyPath:
 
 @pytest.mark.parametrize("example", ["tutorial", "tutorial-fixed"])
 def test_example_loads_validates_and_has_a_profile(example: str) -> None:
-    loaded = load_paths([EXAMPLES / example])
+    loaded = read_manifests([EXAMPLES / example])
     assert validate(loaded) == []
     assert {m.kind for m in loaded} >= {"Deployment", "Service", "ServiceMonitor", "ScaledObject"}
-    profile = load_profile(EXAMPLES / example / "gpuscale.yaml")
+    profile = read_profile(EXAMPLES / example / "gpuscale.yaml")
     (gpu_pool,) = profile.gpu_pools
     assert (gpu_pool.size, gpu_pool.min_nodes, gpu_pool.max_nodes) == ("gpu-mi300x1-192gb", 0, 8)
     assert profile.cluster.provider == "doks"
@@ -43,7 +43,7 @@ def test_readme_lines_point_at_their_keys(example: str) -> None:
     readme = (EXAMPLES / example / "README.md").read_text()
     rows = list(ROW.finditer(readme))
     assert len(rows) >= 10
-    loaded = load_paths([EXAMPLES / example])
+    loaded = read_manifests([EXAMPLES / example])
     for row in rows:
         manifest = next(m for m in loaded if m.kind == row["kind"] and m.name == row["name"])
         assert manifest.file.endswith(row["file"])
@@ -57,7 +57,7 @@ def _by_kind(loaded: ManifestSet) -> dict[str, object]:
 
 
 def test_tutorial_keeps_the_tutorials_facts() -> None:
-    loaded = load_paths([EXAMPLES / "tutorial"])
+    loaded = read_manifests([EXAMPLES / "tutorial"])
     scaled = loaded.by_kind("ScaledObject")[0].body["spec"]
     assert (scaled["pollingInterval"], scaled["cooldownPeriod"]) == (30, 30)
     assert (scaled["minReplicaCount"], scaled["maxReplicaCount"]) == (1, 8)
@@ -83,8 +83,8 @@ def test_tutorial_keeps_the_tutorials_facts() -> None:
 
 
 def test_fixed_keeps_names_gpu_threshold_and_bounds() -> None:
-    tutorial = load_paths([EXAMPLES / "tutorial"])
-    fixed = load_paths([EXAMPLES / "tutorial-fixed"])
+    tutorial = read_manifests([EXAMPLES / "tutorial"])
+    fixed = read_manifests([EXAMPLES / "tutorial-fixed"])
     for kind in ("Deployment", "Service", "ServiceMonitor", "ScaledObject"):
         assert fixed.by_kind(kind)[0].name == tutorial.by_kind(kind)[0].name
     before = tutorial.by_kind("ScaledObject")[0].body["spec"]

@@ -6,14 +6,15 @@ from typing import Any
 
 import pytest
 
-from gpuscale.manifests import load_paths, load_text, render
+from gpuscale.inputs import read_manifests
+from gpuscale.manifests import load_text, render
 
 EXAMPLES = ["examples/tutorial/resources.yaml", "examples/tutorial-fixed/resources.yaml"]
 
 
 @pytest.mark.parametrize("path", EXAMPLES)
 def test_round_trip_keeps_every_value(path: str) -> None:
-    loaded = load_paths([path])
+    loaded = read_manifests([path])
     text = render(loaded)
     again = load_text(text, "rendered.yaml")
     assert [m.body for m in again] == [m.body for m in loaded]

@@ -88,6 +88,8 @@ def test_scaffold_validates_and_is_corrected(options: ScaffoldOptions) -> None:
         ({"threshold": 0.0}, "--threshold"),
         ({"metric": "9lives"}, "--metric"),
         ({"prometheus_namespace": "Mon"}, "--prometheus-namespace"),
+        ({"scrape_interval": "soon"}, "--scrape-interval"),
+        ({"scrape_interval": "500ms"}, "--scrape-interval"),
     ],
 )
 def test_bad_options_name_the_flag(change: dict[str, object], flag: str) -> None:
@@ -106,3 +108,35 @@ def test_threshold_and_bounds_flow_into_the_scaled_object() -> None:
     spec = load_text(text, "s.yaml")[0].body["spec"]
     assert (spec["minReplicaCount"], spec["maxReplicaCount"]) == (2, 3)
     assert spec["triggers"][0]["metadata"]["threshold"] == "2.5"
+
+
+def test_the_hpa_owns_replicas_and_keda_keeps_its_default_polling() -> None:
+    """No Deployment ``spec.replicas`` (server-side apply would fight the HPA over it) and
+    no ``pollingInterval`` (KEDA's default 30s is right; lint notes that with
+    minReplicaCount >= 1 it does not pace scaling)."""
+    files = {f.name: f.text for f in scaffold(ScaffoldOptions(name="a", namespace="b"))}
+    deployment = load_text(files["manifests/deployment.yaml"], "d.yaml")[0]
+    scaled = load_text(files["manifests/scaledobject.yaml"], "s.yaml")[0]
+    assert "replicas" not in deployment.body["spec"]
+    assert "pollingInterval" not in scaled.body["spec"]
+    assert "owns the count" in files["manifests/deployment.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("given", "written", "seconds"),
+    [("15s", "15s", 15.0), ("1m", "1m", 60.0), ("90s", "1m30s", 90.0), ("1.5s", "1500ms", 1.5)],
+)
+def test_the_servicemonitor_scrapes_at_the_profiles_interval(
+    given: str, written: str, seconds: float
+) -> None:
+    files = {
+        f.name: f.text
+        for f in scaffold(ScaffoldOptions(name="a", namespace="b", scrape_interval=given))
+    }
+    monitor = ServiceMonitor.from_manifest(
+        load_text(files["manifests/servicemonitor.yaml"], "m.yaml")[0]
+    )
+    profile = load_profile_text(files["gpuscale.yaml"], "gpuscale.yaml")
+    assert [e.interval for e in monitor.endpoints] == [seconds]
+    assert profile.prometheus.scrape_interval == seconds
+    assert f"interval: {written}\n" in files["manifests/servicemonitor.yaml"]

@@ -8,15 +8,8 @@ import textwrap
 import pytest
 
 from gpuscale.errors import ManifestError
-from gpuscale.manifests import (
-    Service,
-    ServiceMonitor,
-    Taint,
-    Toleration,
-    Workload,
-    load_paths,
-    load_text,
-)
+from gpuscale.inputs import read_manifests
+from gpuscale.manifests import Service, ServiceMonitor, Taint, Toleration, Workload, load_text
 
 DEPLOYMENT = textwrap.dedent(
     """\
@@ -165,7 +158,7 @@ def test_workload_view_rejects_other_kinds() -> None:
 
 
 def test_service_and_service_monitor_views_on_the_tutorial() -> None:
-    loaded = load_paths(["examples/tutorial/resources.yaml"])
+    loaded = read_manifests(["examples/tutorial/resources.yaml"])
     service = Service.from_manifest(loaded.by_kind("Service")[0])
     assert service.selector == {"app": "go-from-configmap"}
     assert service.selects({"app": "go-from-configmap", "pod-template-hash": "x"})

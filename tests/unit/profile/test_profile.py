@@ -266,6 +266,13 @@ def test_models_are_frozen() -> None:
         ("cluster: [\n", 2, "not valid YAML", "indentation"),
         ("cluster: {provider: doks}\ncluster: {}\n", 2, "duplicate key 'cluster'", "keep one"),
         ("node_pools: {name: x}\n", 1, "node_pools: Input should be a list", "write a list"),
+        ("cluster: &a {x: *a}\n", 1, "would contain itself", "replace the alias"),
+        (
+            "cluster: {provider: doks}\nworkloads:\n  a: &a {x: [*a]}\n",
+            3,
+            "would contain itself",
+            "replace the alias",
+        ),
     ],
 )
 def test_bad_input_is_one_line_with_file_line_and_fix(

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuscale.manifests import ManifestSet, load_paths, load_text
-from gpuscale.profile import load_profile, load_profile_text
+from gpuscale.inputs import read_manifests, read_profile
+from gpuscale.manifests import ManifestSet, load_text
+from gpuscale.profile import load_profile_text
 from gpuscale.promql import Result, VectorResult
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
 from gpuscale.sim.metrics import PromQLBackend
@@ -123,8 +124,8 @@ def test_storing_only_queried_series_changes_nothing_in_the_tutorial(
 ) -> None:
     path = ROOT / "examples" / folder
     inputs = build_inputs(
-        load_paths([path]),
-        load_profile(path / "gpuscale.yaml"),
+        read_manifests([path]),
+        read_profile(path / "gpuscale.yaml"),
         namespace=namespace,
         gauges={"go-from-configmap": ("my_custom_gauge",)},
     )
@@ -264,8 +265,8 @@ def test_kube_state_metrics_answers_from_its_last_scrape_only_when_nothing_chang
 
     path = ROOT / "examples" / "tutorial"
     inputs = build_inputs(
-        load_paths([path]),
-        load_profile(path / "gpuscale.yaml"),
+        read_manifests([path]),
+        read_profile(path / "gpuscale.yaml"),
         namespace="kube-system",
         gauges={"go-from-configmap": ("my_custom_gauge",)},
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuscale.manifests import ManifestSet, load_paths, load_text
-from gpuscale.profile import load_profile
+from gpuscale.inputs import read_manifests, read_profile
+from gpuscale.manifests import ManifestSet, load_text
 from gpuscale.sim.flap import steady_load_flap
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _verdict(folder: str, *, with_profile: bool = True):  # type: ignore[no-untyped-def]
     path = ROOT / "examples" / folder
-    manifests = load_paths([path])
-    profile = load_profile(path / "gpuscale.yaml") if with_profile else None
+    manifests = read_manifests([path])
+    profile = read_profile(path / "gpuscale.yaml") if with_profile else None
     return steady_load_flap(manifests, profile, manifests.by_kind("ScaledObject")[0])
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from gpuscale.controllers.kubelet import ReadinessProbe
 from gpuscale.errors import InputError
-from gpuscale.manifests import ManifestSet, load_paths, load_text
-from gpuscale.profile import load_profile, load_profile_text
+from gpuscale.inputs import read_manifests, read_profile
+from gpuscale.manifests import ManifestSet, load_text
+from gpuscale.profile import load_profile_text
 from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
 from gpuscale.sim.scenario import parse_scenario
 
@@ -21,8 +22,8 @@ FIXED = ROOT / "examples" / "tutorial-fixed"
 
 def _tutorial(namespace: str = "kube-system"):  # type: ignore[no-untyped-def]
     return build_inputs(
-        load_paths([TUTORIAL]),
-        load_profile(TUTORIAL / "gpuscale.yaml"),
+        read_manifests([TUTORIAL]),
+        read_profile(TUTORIAL / "gpuscale.yaml"),
         namespace=namespace,
         gauges={"go-from-configmap": ("my_custom_gauge",)},
     )
@@ -91,7 +92,7 @@ def test_in_another_namespace_the_tutorial_is_not_scraped_and_says_why() -> None
 
 
 def test_the_fixed_example_reads_its_probe_interval_and_behavior() -> None:
-    inputs = build_inputs(load_paths([FIXED]), load_profile(FIXED / "gpuscale.yaml"))
+    inputs = build_inputs(read_manifests([FIXED]), read_profile(FIXED / "gpuscale.yaml"))
     (workload,) = inputs.spec.workloads
     assert workload.namespace == "gpu-demo"
     assert workload.readiness == ReadinessProbe(period_s=5.0)

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from gpuscale.errors import InputError
-from gpuscale.sim.traces import parse_trace, read_trace
+from gpuscale.inputs import read_trace
+from gpuscale.sim.traces import parse_trace
 
 AZURE = """TIMESTAMP,ContextTokens,GeneratedTokens
 2023-11-16 18:15:46.6805900,374,44
@@ -91,7 +92,7 @@ def test_read_trace_reports_missing_files(tmp_path) -> None:  # type: ignore[no-
     path = tmp_path / "trace.csv"
     path.write_text(AZURE)
     assert len(read_trace(str(path))) == 4
-    with pytest.raises(InputError, match="cannot read the trace"):
+    with pytest.raises(InputError, match="no such trace file"):
         read_trace(str(tmp_path / "missing.csv"))
 
 

@@ -28,8 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuscale.manifests import load_paths
-from gpuscale.profile import load_profile
+from gpuscale.inputs import read_manifests, read_profile
 from gpuscale.promql import MatrixResult
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
 from gpuscale.sim.scenario import GaugeStep, parse_scenario
@@ -45,8 +44,8 @@ UNTIL = 2400.0
 def _inputs(folder: str, namespace: str, provisioning_s: float | None = None) -> SimulationInputs:
     path = ROOT / "examples" / folder
     inputs = build_inputs(
-        load_paths([path]),
-        load_profile(path / "gpuscale.yaml"),
+        read_manifests([path]),
+        read_profile(path / "gpuscale.yaml"),
         namespace=namespace,
         gauges={"go-from-configmap": ("my_custom_gauge",)},
     )

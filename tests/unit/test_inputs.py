@@ -1,0 +1,52 @@
+"""The file-reading edge, :mod:`gpuscale.inputs`: each bad path is a one-line error of the
+kind the parser of that input raises, naming the path and a fix (manifests' own cases are
+in ``tests/unit/manifests/test_loader.py``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuscale.errors import InputError, ProfileError
+from gpuscale.inputs import read_profile, read_scenario, read_trace
+
+READERS: dict[str, tuple[Callable[[Path], Any], type[InputError], str]] = {
+    "profile": (read_profile, ProfileError, "no such file"),
+    "scenario": (read_scenario, InputError, "no such scenario file"),
+    "trace": (read_trace, InputError, "no such trace file"),
+}
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+@pytest.mark.parametrize(
+    ("setup", "words"),
+    [("missing", None), ("directory", "is a directory"), ("latin1", "not UTF-8 text (byte 9)")],
+)
+def test_bad_paths_are_one_line_errors(
+    tmp_path: Path, reader: str, setup: str, words: str | None
+) -> None:
+    read, error, missing_words = READERS[reader]
+    target = tmp_path / "input"
+    if setup == "directory":
+        target.mkdir()
+    elif setup == "latin1":
+        target.write_bytes("name: Caf\xe9\n".encode("latin-1"))
+    with pytest.raises(error) as caught:
+        read(target)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{target}: {words or missing_words}")
+    assert "(fix: " in message
+
+
+def test_a_good_profile_is_read_and_named_in_its_errors(tmp_path: Path) -> None:
+    good = tmp_path / "gpuscale.yaml"
+    good.write_text("prometheus:\n  scrape_interval: 15s\n", encoding="utf-8")
+    assert read_profile(good).prometheus.scrape_interval == 15.0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("prometheus:\n  scrape_interval: soon\n", encoding="utf-8")
+    with pytest.raises(ProfileError, match=rf"^{bad}:2"):
+        read_profile(bad)
