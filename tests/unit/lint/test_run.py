@@ -67,11 +67,10 @@ def test_errors_fail_by_default() -> None:
     assert report.exit_code == 1
 
 
-def test_the_simulation_rule_is_catalogued_but_does_not_run() -> None:
-    assert "flaps-under-steady-load" in REGISTRY
-    assert not REGISTRY["flaps-under-steady-load"].available
+def test_the_simulation_rule_runs_by_default() -> None:
     report = run_lint(load_text(TUTORIAL, "m.yaml"), None, LintOptions())
-    assert "flaps-under-steady-load" not in {r.slug for r in report.rules}
+    assert "flaps-under-steady-load" in {r.slug for r in report.rules}
+    assert REGISTRY["flaps-under-steady-load"].requires == "simulator"
 
 
 def test_without_select_nothing_is_noted_as_not_run() -> None:
@@ -83,8 +82,8 @@ def test_without_select_nothing_is_noted_as_not_run() -> None:
 
 def test_ignoring_a_selected_rule_that_cannot_run_is_not_noted() -> None:
     options = LintOptions(
-        select=frozenset({"flaps-under-steady-load", "cooldown-has-no-effect"}),
-        ignore=frozenset({"flaps-under-steady-load"}),
+        select=frozenset({"max-exceeds-gpu-capacity", "cooldown-has-no-effect"}),
+        ignore=frozenset({"max-exceeds-gpu-capacity"}),
     )
     report = run_lint(load_text(TUTORIAL, "m.yaml"), None, options)
     assert report.not_run == ()
