@@ -112,15 +112,35 @@ def test_one_simulation_sees_only_the_objects_it_needs(simulations: list[list[st
     ]
     lint_yaml(docs(_app(PER_REPLICA), *others), select=[SLUG])
     assert len(simulations) >= 6
-    # each time: the ScaledObject, its target, the Services of its namespace (or of none)
-    # and the ServiceMonitors (which may look in any namespace); no other app's workload
-    # or ScaledObject
+    # each time: the ScaledObject, its target, the Services and ServiceMonitors that can
+    # reach its namespace (theirs, or none set); no other app's workload or ScaledObject
     for names in simulations:
         assert len([n for n in names if n.startswith("ScaledObject/")]) == 1
         assert len([n for n in names if n.startswith("Deployment/")]) == 1
-    assert simulations[0] == sorted(
-        ["ScaledObject/web", "Deployment/web", "Service/web", "ServiceMonitor/web"]
+    [app0] = [names for names in simulations if "ScaledObject/app0" in names]
+    services = [f"Service/app{i}" for i in range(5)]
+    assert app0 == sorted(
+        ["ScaledObject/app0", "Deployment/app0", *services, "Service/web", "ServiceMonitor/web"]
     )
+
+
+def test_a_service_monitor_elsewhere_counts_only_when_its_selector_reaches(
+    simulations: list[list[str]],
+) -> None:
+    def app(monitor_namespaces: str) -> str:
+        return docs(
+            deployment(namespace="prod", pod_spec=TOLERATES_GPU),
+            service(namespace="prod"),
+            service_monitor(namespace="monitoring", namespace_selector=monitor_namespaces),
+            scaled_object(PER_REPLICA, namespace="prod"),
+        )
+
+    reached = []
+    for selector in ("matchNames: [prod]", "any: true", "matchNames: [staging]"):
+        simulations.clear()
+        lint_yaml(app(f"namespaceSelector:\n  {selector}\n"), select=[SLUG])
+        reached.append("ServiceMonitor/web" in simulations[0])
+    assert reached == [True, True, False]
 
 
 def test_a_simulator_failure_is_a_note_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:

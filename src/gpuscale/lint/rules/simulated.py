@@ -132,20 +132,33 @@ def _target(ctx: LintContext, so: ScaledObjectView) -> Manifest | None:
     return found if found is not None and workload_view(ctx, found) is not None else None
 
 
+def _may_concern(obj: Manifest, namespace: str | None) -> bool:
+    """Whether ``obj`` can act on a workload in ``namespace`` (``None``: unknown, so yes):
+    it is in that namespace or sets none, or it is a ServiceMonitor whose
+    ``namespaceSelector`` reaches there, or it is cluster-wide."""
+    if namespace is None or obj.namespace in (None, namespace):
+        return True
+    if obj.kind == "ClusterTriggerAuthentication":
+        return True
+    if obj.kind != "ServiceMonitor":
+        return False
+    spec = obj.body.get("spec")
+    selector = spec.get("namespaceSelector") if isinstance(spec, dict) else None
+    if not isinstance(selector, dict):
+        return False
+    names = selector.get("matchNames")
+    return selector.get("any") is True or (isinstance(names, list) and namespace in names)
+
+
 def _world(ctx: LintContext, scaled_object: Manifest, target: Manifest) -> ManifestSet:
     """What the simulation of one ScaledObject needs from the set: it, its target, and the
-    objects that decide whether the target's metric is scraped (Services, ServiceMonitors),
-    and what else acts on its replicas. Taking only these keeps one simulation's cost
-    independent of the size of the set."""
+    objects that decide whether the target's metric is scraped (Services, ServiceMonitors)
+    or act on its replicas, when they can reach the target's namespace. Taking only these
+    keeps one simulation's cost independent of the size of the set."""
     namespace = target.namespace
     return ManifestSet(
         [scaled_object, target]
-        + [
-            m
-            for m in ctx.of_kind(*_WORLD_KINDS)
-            if m.kind in ("ServiceMonitor", "ClusterTriggerAuthentication")
-            or m.namespace in (None, namespace)
-        ]
+        + [m for m in ctx.of_kind(*_WORLD_KINDS) if _may_concern(m, namespace)]
     )
 
 
