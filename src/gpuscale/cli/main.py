@@ -30,6 +30,19 @@ from typer.core import TyperCommand, TyperGroup
 from gpuscale import __version__
 from gpuscale.errors import GpuscaleError
 
+__all__ = [
+    "COMMAND_HELP",
+    "COMMAND_MODULES",
+    "CommandGroup",
+    "LazyCommand",
+    "LazyGroup",
+    "app",
+    "console",
+    "fail",
+    "main",
+    "root",
+]
+
 
 class LazyCommand(NamedTuple):
     """What ``gpuscale --help`` shows for a command module that is not imported yet."""
