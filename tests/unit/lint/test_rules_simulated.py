@@ -67,6 +67,16 @@ def test_a_per_replica_query_under_average_value_flaps(simulations: list[list[st
 
 
 @pytest.mark.parametrize(
+    "query",
+    [PER_REPLICA, 'avg(my_gauge{service="web"})', 'sum(my_gauge) / count(my_gauge{service="web"})'],
+    ids=["divides-by-replicas", "avg", "divides-by-count"],
+)
+def test_each_per_replica_form_flaps(query: str) -> None:
+    [finding] = only(lint_yaml(_app(query), select=[SLUG]), SLUG)
+    assert "flaps 1 ↔ 2 every" in finding.message
+
+
+@pytest.mark.parametrize(
     ("query", "trigger", "spec"),
     [
         (TOTAL, "", "minReplicaCount: 1\n"),
@@ -85,6 +95,13 @@ def test_near_misses_are_not_simulated(
 ) -> None:
     assert only(lint_yaml(_app(query, trigger=trigger, spec=spec), select=[SLUG]), SLUG) == []
     assert simulations == []
+
+
+def test_a_suspect_the_simulation_clears_is_not_reported(simulations: list[list[str]]) -> None:
+    # the same per-replica query, but maxReplicaCount 1: nothing can oscillate
+    text = _app(PER_REPLICA, spec="minReplicaCount: 1\nmaxReplicaCount: 1\n")
+    assert only(lint_yaml(text, select=[SLUG]), SLUG) == []
+    assert len(simulations) == 1
 
 
 def test_no_simulation_without_the_target_in_the_set(simulations: list[list[str]]) -> None:
