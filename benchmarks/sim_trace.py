@@ -19,11 +19,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from sim_common import TRACE, llm_inputs, load_average, timed
+from sim_common import TRACE, load_average, timed
 
 from gpuscale.inputs import read_trace
 from gpuscale.sim.requests import SERVED
 from gpuscale.sim.world import LoadSpec
+from gpuscale.sim.worlds import llm_inputs
 
 
 def run(workloads: int, seconds: float, seed: int = 1):  # type: ignore[no-untyped-def]

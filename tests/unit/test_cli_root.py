@@ -1,7 +1,7 @@
-from __future__ import annotations
+"""The root command in-process: ``--version`` and an unknown command (the entry point in a
+new interpreter is tested in tests/integration/cli/test_entry_point.py)."""
 
-import subprocess
-import sys
+from __future__ import annotations
 
 import pytest
 
@@ -17,14 +17,6 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["no-such-command"]) == 2
     assert "No such command" in capsys.readouterr().err
-
-
-def test_console_script_runs_as_module() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "gpuscale", "--help"], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0
-    assert "gpuscale demo" in done.stdout
 
 
 @pytest.mark.parametrize(

@@ -1,28 +1,100 @@
-"""The public API is exactly what ``__all__`` lists, and every name exists.
+"""Every public module of gpuscale says what it exports: a ``__all__`` that is sorted and
+whose every name exists, and a module docstring (STYLE.md: "a sorted ``__all__`` in every
+public module; module docstrings that say why and where the module sits").
 
-The order of ``__all__`` is checked by ruff (RUF022).
+A module is public when no part of its dotted name starts with an underscore. The modules
+are found by walking the installed package, so a new module is checked without being listed
+here. A private module that declares ``__all__`` anyway gets the same check of it. The order
+is the one ruff's RUF022 keeps ("isort-style": SCREAMING_CASE names, then CamelCase, then
+the rest, each in natural order); checking it here too keeps the rule when ruff's
+configuration changes.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
-PUBLIC_MODULES = ["gpuscale", "gpuscale.errors", "gpuscale.units", "gpuscale.timeline"]
+import gpuscale
+
+
+def _modules() -> list[str]:
+    found = ["gpuscale"] + [
+        info.name for info in pkgutil.walk_packages(gpuscale.__path__, prefix="gpuscale.")
+    ]
+    # __main__ runs the command line when imported
+    return sorted(name for name in found if not name.endswith(".__main__"))
+
+
+def _private(name: str) -> bool:
+    return any(part.startswith("_") for part in name.split("."))
+
+
+def _declares_all(name: str) -> bool:
+    """Whether the module's source assigns ``__all__`` (read, not imported)."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None
+    assert spec.origin is not None
+    return re.search(r"^__all__\b", Path(spec.origin).read_text(), re.M) is not None
+
+
+PUBLIC_MODULES = [name for name in _modules() if not _private(name)]
+PRIVATE_WITH_ALL = [name for name in _modules() if _private(name) and _declares_all(name)]
+
+
+def _isort_key(name: str) -> tuple[int, list[int | str]]:
+    """RUF022's order: constants, then classes, then the rest; natural order in each."""
+    if len(name) > 1 and name.isupper():
+        group = 0
+    elif name[:1].isupper():
+        group = 1
+    else:
+        group = 2
+    return group, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def test_the_walk_finds_the_packages_and_their_modules() -> None:
+    for name in ("gpuscale", "gpuscale.errors", "gpuscale.sim.flap", "gpuscale.lint.query"):
+        assert name in PUBLIC_MODULES
+    assert not [name for name in PUBLIC_MODULES if "._" in name]
+    assert "gpuscale.app._server" in PRIVATE_WITH_ALL
 
 
 @pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_a_public_module_has_a_docstring_and_all(name: str) -> None:
+    module = importlib.import_module(name)
+    assert module.__doc__, f"{name} has no module docstring"
+    assert hasattr(module, "__all__"), f"{name} has no __all__"
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES + PRIVATE_WITH_ALL)
 def test_all_is_sorted_and_resolves(name: str) -> None:
     module = importlib.import_module(name)
     exported = list(module.__all__)
+    assert all(isinstance(member, str) for member in exported)
     assert len(exported) == len(set(exported)), f"{name}.__all__ has duplicates"
-    for member in exported:
-        assert hasattr(module, member), f"{name}.{member} is in __all__ but missing"
+    assert exported == sorted(exported, key=_isort_key), f"{name}.__all__ is not sorted"
+    missing = [member for member in exported if not hasattr(module, member)]
+    assert missing == [], f"{name}.__all__ names what it does not define"
+
+
+@pytest.mark.parametrize(
+    ("names", "ordered"),
+    [
+        (["b", "A", "C_D", "Ab"], ["C_D", "A", "Ab", "b"]),
+        (["x10", "x9", "X"], ["X", "x9", "x10"]),
+    ],
+)
+def test_the_order_is_ruffs(names: list[str], ordered: list[str]) -> None:
+    assert sorted(names, key=_isort_key) == ordered
 
 
 def test_package_exports_match_errors() -> None:
-    import gpuscale
     import gpuscale.errors
 
     assert set(gpuscale.errors.__all__) <= set(gpuscale.__all__)

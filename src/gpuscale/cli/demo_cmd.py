@@ -14,6 +14,8 @@ import typer
 
 from gpuscale.cli.main import app
 
+__all__ = ["demo_command"]
+
 
 @app.command("demo")
 def demo_command(

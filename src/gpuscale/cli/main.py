@@ -37,6 +37,19 @@ from gpuscale.errors import GpuscaleError
 # the module of the one exception class Typer re-exports.
 _click_errors: Any = sys.modules[typer.BadParameter.__module__]
 
+__all__ = [
+    "COMMAND_HELP",
+    "COMMAND_MODULES",
+    "CommandGroup",
+    "LazyCommand",
+    "LazyGroup",
+    "app",
+    "console",
+    "fail",
+    "main",
+    "root",
+]
+
 
 class LazyCommand(NamedTuple):
     """What ``gpuscale --help`` shows for a command module that is not imported yet."""

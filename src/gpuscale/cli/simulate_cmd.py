@@ -15,6 +15,8 @@ import typer
 
 from gpuscale.cli.main import app
 
+__all__ = ["simulate_command"]
+
 
 @app.command("simulate")
 def simulate_command(

@@ -50,6 +50,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.controllers.scheduler import (
     FilterCache,
     NodeView,
@@ -98,21 +99,22 @@ _MAX_NODE_GROUP_SIZE_REACHED = "max node group size reached"
 
 @dataclass(frozen=True, slots=True)
 class AutoscalingOptions:
-    """The cluster autoscaler's flags that shape its decisions (defaults from ``FAQ.md``)."""
+    """The cluster autoscaler's flags that shape its decisions (defaults from ``FAQ.md``, in
+    :mod:`gpuscale.controllers.autoscaler_defaults`)."""
 
-    scan_interval_s: float = 10.0
+    scan_interval_s: float = ca.SCAN_INTERVAL_S
     """``--scan-interval``: time between iterations when nothing triggers one sooner."""
     max_nodes_total: int = 0
     """``--max-nodes-total``; 0 means no cluster-wide limit."""
-    expander: str = "least-waste"
+    expander: str = ca.EXPANDER
     """``--expander`` (upstream default ``least-waste``; DOKS defaults to ``random``)."""
     expander_priorities: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     """The priority expander's ConfigMap: priority → regexes of node group names."""
-    new_pod_scale_up_delay_s: float = 0.0
+    new_pod_scale_up_delay_s: float = ca.NEW_POD_SCALE_UP_DELAY_S
     """``--new-pod-scale-up-delay``: pods younger than this are ignored."""
-    unschedulable_pod_time_buffer_s: float = 2.0
+    unschedulable_pod_time_buffer_s: float = ca.UNSCHEDULABLE_POD_TIME_BUFFER_S
     """``unschedulablePodTimeBuffer``: wait while the oldest pending pod is younger."""
-    unschedulable_pod_with_gpu_time_buffer_s: float = 30.0
+    unschedulable_pod_with_gpu_time_buffer_s: float = ca.UNSCHEDULABLE_POD_WITH_GPU_TIME_BUFFER_S
     """``unschedulablePodWithGpuTimeBuffer``: wait while the oldest pending GPU pod is younger."""
     gpu_resource_names: tuple[str, ...] = GPU_RESOURCE_NAMES
     """Resources that make a pod a GPU pod and a node a GPU node."""
@@ -120,17 +122,17 @@ class AutoscalingOptions:
     """``--max-nodes-per-scaleup``: most nodes the estimator adds in one scale-up."""
     scale_down_enabled: bool = True
     """``--scale-down-enabled``."""
-    scale_down_unneeded_time_s: float = 600.0
+    scale_down_unneeded_time_s: float = ca.SCALE_DOWN_UNNEEDED_TIME_S
     """``--scale-down-unneeded-time``: how long a node must be unneeded before removal."""
-    scale_down_delay_after_add_s: float = 600.0
+    scale_down_delay_after_add_s: float = ca.SCALE_DOWN_DELAY_AFTER_ADD_S
     """``--scale-down-delay-after-add``: no scale-down this long after any scale-up."""
-    scale_down_delay_after_delete_s: float = 0.0
+    scale_down_delay_after_delete_s: float = ca.SCALE_DOWN_DELAY_AFTER_DELETE_S
     """``--scale-down-delay-after-delete``."""
-    scale_down_delay_after_failure_s: float = 180.0
+    scale_down_delay_after_failure_s: float = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
     """``--scale-down-delay-after-failure``."""
-    scale_down_utilization_threshold: float = 0.5
+    scale_down_utilization_threshold: float = ca.SCALE_DOWN_UTILIZATION_THRESHOLD
     """``--scale-down-utilization-threshold`` (max of cpu and memory requests / allocatable)."""
-    scale_down_gpu_utilization_threshold: float = 0.5
+    scale_down_gpu_utilization_threshold: float = ca.SCALE_DOWN_GPU_UTILIZATION_THRESHOLD
     """``--scale-down-gpu-utilization-threshold`` (GPU requests / allocatable on GPU nodes)."""
     max_scale_down_parallelism: int = 10
     """``--max-scale-down-parallelism``: nodes removed at once."""
@@ -142,7 +144,7 @@ class AutoscalingOptions:
     """``--skip-nodes-with-system-pods``: a kube-system pod (without PDB) blocks removal."""
     unremovable_node_recheck_timeout_s: float = 300.0
     """``--unremovable-node-recheck-timeout``."""
-    max_graceful_termination_s: float = 600.0
+    max_graceful_termination_s: float = ca.MAX_GRACEFUL_TERMINATION_S
     """``--max-graceful-termination-sec``: cap on evicted pods' grace period."""
 
     def __post_init__(self) -> None:

@@ -9,14 +9,13 @@ are recognised by :func:`gpuscale.manifests.is_templated`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpuscale.manifests import KeyPath
 
 __all__ = [
     "as_int",
-    "as_list",
     "as_map",
     "as_str",
     "dig",
@@ -44,11 +43,6 @@ def as_map(value: Any) -> Mapping[str, Any] | None:
     """``value`` if it is a mapping, else ``None``."""
     # Bodies are plain dicts: test for dict first, the abstract Mapping check is slower.
     return value if isinstance(value, dict | Mapping) else None
-
-
-def as_list(value: Any) -> Sequence[Any] | None:
-    """``value`` if it is a list, else ``None``."""
-    return value if isinstance(value, list) else None
 
 
 def as_str(value: Any) -> str | None:

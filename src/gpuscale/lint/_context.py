@@ -14,7 +14,9 @@ Rules never parse YAML or read files; they read
   or ``None`` when this run does not check schemas.
 
 :class:`LintContext` bundles them, indexes the manifests by kind once, and caches
-what rules share (typed views, query analyses), so each rule stays a short loop.
+what rules share (typed views, query analyses), so each rule stays a short loop. A rule
+that cannot check an object for a reason the user should hear (its simulation failed)
+says so with :meth:`LintContext.note`.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class LintContext:
         for obj in self.objects:
             self._by_kind.setdefault(obj.kind, []).append(obj)
         self._cache: dict[tuple[str, Hashable], Any] = {}
+        self.notes: list[str] = []
+        """What a rule has to tell that is not a finding (it could not check an object);
+        the report lists them."""
 
     def of_kind(self, *kinds: str) -> list[Manifest]:
         """The manifests of the given kinds, in input order within each kind."""
@@ -63,6 +68,11 @@ class LintContext:
     def namespace_of(self, obj: Manifest) -> str:
         """The object's namespace, or the ``--namespace`` default when it sets none."""
         return obj.effective_namespace(self.default_namespace)
+
+    def note(self, text: str) -> None:
+        """Tell the user something that is not a finding (see :attr:`notes`)."""
+        if text not in self.notes:
+            self.notes.append(text)
 
     def cached(self, kind: str, key: Hashable, compute: Callable[[], _T]) -> _T:
         """``compute()`` once per ``(kind, key)`` for the whole run (views shared by rules)."""

@@ -34,19 +34,14 @@ class Rule:
     """A manifest fragment that the rule reports."""
     fix: str
     """The same fragment, fixed."""
-    check: Check | None
-    """The check; ``None`` for a rule whose engine is not on this build yet (``requires``
-    says which); such a rule is catalogued but never run."""
+    check: Check
+    """The check."""
     requires: str = ""
-    """What the rule needs besides manifests: ``profile``, ``simulator`` or empty."""
+    """What the rule needs besides manifests: ``profile`` (it does not run without one),
+    ``simulator`` (it runs a simulation: it costs more than the others) or empty."""
     defers_to: tuple[str, ...] = ()
     """More specific rules that report the same problem better: a finding of this rule is
     dropped when one of theirs is on the same line of the same object (when they run)."""
-
-    @property
-    def available(self) -> bool:
-        """Whether the rule can run in this build."""
-        return self.check is not None
 
 
 REGISTRY: dict[str, Rule] = {}

@@ -9,8 +9,8 @@ Inline suppression is the loader's: a ``# gpuscale: ignore[slug, ...]`` comment 
 offending key's line or the line above it, or on the object's first line or the line
 above it (:meth:`Manifest.ignored_at <gpuscale.manifests.Manifest.ignored_at>`).
 
-A rule that cannot run (its engine is not in this build, it needs a profile and there is
-none, or it checks schemas and this run does not) is left out; when the user selected it
+A rule that cannot run (it needs a profile and there is none, or it checks schemas and
+this run does not) is left out; when the user selected it
 by name, the report says so (:attr:`LintReport.not_run`), and a run in which no selected
 rule could run exits 2, so it never passes for a clean result.
 """
@@ -123,8 +123,6 @@ def parse_slugs(values: Iterable[str], *, flag: str) -> frozenset[str]:
 
 def why_not_run(entry: Rule, profile: Profile | None, options: LintOptions) -> str | None:
     """Why ``entry`` cannot run with this profile and these options; ``None`` if it can."""
-    if not entry.available:
-        return f"it needs the {entry.requires}, which this build of gpuscale does not have yet"
     if entry.requires == "profile" and profile is None:
         return (
             "it needs the profile: pass --profile FILE, or run where ./gpuscale.yaml is "
@@ -241,7 +239,7 @@ def run_lint(
     seen: set[tuple[str, Location, str]] = set()
     found: list[tuple[Finding, bool]] = []
     for entry in rules:
-        for hit in entry.check(ctx) if entry.check is not None else ():
+        for hit in entry.check(ctx):
             finding = _finding(entry, hit, ctx)
             key = (finding.rule, finding.location, finding.message)
             if key in seen:
@@ -250,7 +248,7 @@ def run_lint(
             found.append((finding, _suppressed(hit, entry.slug)))
     kept = _deferred(found)
     not_run = _not_run(profile, options)
-    notes = _unknown_slugs(ctx.objects)
+    notes = _unknown_slugs(ctx.objects) + ctx.notes
     notes += [f"rule {slug} was not run: {reason}" for slug, reason in not_run]
     return LintReport(
         findings=tuple(sorted((f for f, s in kept if not s), key=Finding.sort_key)),

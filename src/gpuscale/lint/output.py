@@ -190,8 +190,6 @@ def _sarif_rule(entry: Rule) -> dict[str, Any]:
     """One ``reportingDescriptor``; the explanation travels in the log itself
     (``fullDescription``, ``help``), as gpuscale publishes no catalogue URL to point at."""
     properties: dict[str, Any] = {"requires": entry.requires} if entry.requires else {}
-    if not entry.available:
-        properties["available"] = False
     return {
         "id": entry.slug,
         "name": "".join(part.capitalize() for part in entry.slug.split("-")),
@@ -278,9 +276,7 @@ def print_catalogue(console: Console, rules: Iterable[Rule] | None = None) -> No
     console.print(Text(f"{'rule'.ljust(slug_width)}  severity  what it finds"))
     for entry in entries:
         title = entry.title
-        if not entry.available:
-            title += f" (not run yet: needs the {entry.requires}, which this build lacks)"
-        elif entry.requires:
+        if entry.requires:
             title += f" (needs the {entry.requires})"
         lines = textwrap.wrap(
             title, width=max(console.width - len(indent), 30), break_on_hyphens=False
@@ -309,8 +305,7 @@ def print_explanation(entry: Rule, console: Console) -> None:
         Text.assemble("default severity: ", (entry.severity.value, _STYLES[entry.severity]))
     )
     if entry.requires:
-        state = "" if entry.available else " (not run yet: this build lacks it)"
-        console.print(f"needs: {entry.requires}{state}")
+        console.print(f"needs: {entry.requires}")
     console.print()
     paragraphs = _plain(entry.explanation).split("\n\n")
     console.print(Text("\n\n".join(_wrapped(p, console.width, "") for p in paragraphs)))
@@ -346,8 +341,7 @@ def catalogue_markdown() -> str:
     for entry in catalogue():
         title = entry.title
         if entry.requires:
-            title += f" *(needs the {entry.requires}"
-            title += ")*" if entry.available else "; not run yet)*"
+            title += f" *(needs the {entry.requires})*"
         lines.append(f"| [`{entry.slug}`](#{entry.slug}) | {entry.severity.value} | {title} |")
     for entry in catalogue():
         lines += [
@@ -355,8 +349,7 @@ def catalogue_markdown() -> str:
             f"## {entry.slug}",
             "",
             f"**{entry.title}.** Default severity: **{entry.severity.value}**."
-            + (f" Needs the {entry.requires}." if entry.requires else "")
-            + ("" if entry.available else f" Not run yet: this build has no {entry.requires}."),
+            + (f" Needs the {entry.requires}." if entry.requires else ""),
             "",
             entry.explanation,
             "",

@@ -23,3 +23,5 @@ Modules, reusable by every live command (nothing here is imported by the package
 - :mod:`~gpuscale.live.verify` (pure) and :mod:`~gpuscale.live.verifier` (I/O):
   ``gpuscale verify`` (every link of the chain, read-only).
 """
+
+__all__: list[str] = []

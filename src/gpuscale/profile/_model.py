@@ -28,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 
+from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.manifests import Taint
 from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
 from gpuscale.units import format_duration, parse_duration, parse_quantity
@@ -289,37 +290,42 @@ class NodePool(_Model):
 
 class AutoscalerSpec(_Model):
     """Cluster-autoscaler timings. Defaults: upstream kubernetes/autoscaler flags (FAQ.md
-    flag table); DOKS exposes only the utilization threshold, the unneeded time and the
-    expanders, and is assumed to keep upstream values for the rest."""
+    flag table), from :mod:`gpuscale.controllers.autoscaler_defaults`; DOKS exposes only the
+    utilization threshold, the unneeded time and the expanders, and is assumed to keep
+    upstream values for the rest."""
 
-    scan_interval: Duration = 10.0
+    scan_interval: Duration = ca.SCAN_INTERVAL_S
     """How often the autoscaler looks for unschedulable pods and unneeded nodes
     (``--scan-interval``)."""
-    scale_up_delay: Duration = 2.0
+    scale_up_delay: Duration = ca.UNSCHEDULABLE_POD_TIME_BUFFER_S
     """How long a pod must be unschedulable before it triggers a scale-up
     (``unschedulablePodTimeBuffer`` in core/static_autoscaler.go)."""
-    scale_up_delay_gpu: Duration = 30.0
+    scale_up_delay_gpu: Duration = ca.UNSCHEDULABLE_POD_WITH_GPU_TIME_BUFFER_S
     """The same for pods that request GPUs (``unschedulablePodWithGpuTimeBuffer``: "nodes
     with GPU are very expensive" so the autoscaler waits for more pods)."""
-    new_pod_scale_up_delay: Duration = 0.0
+    new_pod_scale_up_delay: Duration = ca.NEW_POD_SCALE_UP_DELAY_S
     """Pods younger than this are ignored for scale-up (``--new-pod-scale-up-delay``)."""
-    scale_down_unneeded_time: Duration = 600.0
+    scale_down_unneeded_time: Duration = ca.SCALE_DOWN_UNNEEDED_TIME_S
     """A node must be unneeded this long before removal (``--scale-down-unneeded-time``)."""
-    scale_down_delay_after_add: Duration = 600.0
+    scale_down_delay_after_add: Duration = ca.SCALE_DOWN_DELAY_AFTER_ADD_S
     """No scale-down for this long after a scale-up (``--scale-down-delay-after-add``)."""
-    scale_down_delay_after_delete: Duration = 0.0
+    scale_down_delay_after_delete: Duration = ca.SCALE_DOWN_DELAY_AFTER_DELETE_S
     """No scale-down for this long after a node deletion."""
-    scale_down_delay_after_failure: Duration = 180.0
+    scale_down_delay_after_failure: Duration = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
     """No scale-down for this long after a failed one."""
-    scale_down_unready_time: Duration = 1200.0
+    scale_down_unready_time: Duration = ca.SCALE_DOWN_UNREADY_TIME_S
     """An unready node must be unneeded this long before removal."""
-    scale_down_utilization_threshold: float = Field(default=0.5, ge=0, le=1)
+    scale_down_utilization_threshold: float = Field(
+        default=ca.SCALE_DOWN_UTILIZATION_THRESHOLD, ge=0, le=1
+    )
     """A CPU node whose requested cpu and memory are both below this share of allocatable
     is unneeded (``--scale-down-utilization-threshold``)."""
-    scale_down_gpu_utilization_threshold: float = Field(default=0.5, ge=0, le=1)
+    scale_down_gpu_utilization_threshold: float = Field(
+        default=ca.SCALE_DOWN_GPU_UTILIZATION_THRESHOLD, ge=0, le=1
+    )
     """The same for GPU nodes, on requested GPUs only
     (``--scale-down-gpu-utilization-threshold``)."""
-    max_node_provision_time: Duration = 900.0
+    max_node_provision_time: Duration = ca.MAX_NODE_PROVISION_TIME_S
     """A node not Ready by then counts as failed (``--max-node-provision-time``)."""
     expander: Literal["random", "least-waste", "most-pods", "price", "priority"] = "random"
     """Which pool to grow when several fit. Default: ``random`` on DOKS (DigitalOcean's

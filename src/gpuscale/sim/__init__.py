@@ -13,7 +13,7 @@ See ``docs/simulator.md``.
 """
 
 from gpuscale.sim.engine import Engine, Event, Handle, Priority, Process
-from gpuscale.sim.flap import FlapVerdict, steady_load_flap
+from gpuscale.sim.flap import FlapStep, FlapVerdict, steady_load_flap
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
 from gpuscale.sim.metrics import MetricsBackend, PromQLBackend, query_scalar
@@ -41,6 +41,7 @@ __all__ = [
     "CostReport",
     "Engine",
     "Event",
+    "FlapStep",
     "FlapVerdict",
     "GaugeStep",
     "Handle",

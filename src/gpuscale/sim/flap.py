@@ -15,8 +15,10 @@ replica count:
 
 The replica count *flaps* when, after the load is applied, its direction of change keeps
 reversing into the last third of the run. :func:`steady_load_flap` returns a
-:class:`FlapVerdict` (flapping or holding, the period, the counts it cycles through), or
-None when it cannot decide (a trigger it cannot drive, input the simulator refuses).
+:class:`FlapVerdict` (flapping or holding, the period, the counts it cycles through, and
+for each turn of the cycle the value the HPA read and the count it set: a
+:class:`FlapStep`), or None when it cannot decide (a trigger it cannot drive, input the
+simulator refuses).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 
+from gpuscale.controllers.keda import PrometheusTrigger
 from gpuscale.errors import GpuscaleError
 from gpuscale.manifests import Manifest, ManifestSet, ServiceMonitor
 from gpuscale.profile import Profile
@@ -34,7 +37,7 @@ from gpuscale.sim.specs import RequestMetricNames
 from gpuscale.sim.world import LoadSpec
 from gpuscale.units import format_duration
 
-__all__ = ["FlapVerdict", "steady_load_flap"]
+__all__ = ["FlapStep", "FlapVerdict", "steady_load_flap"]
 
 _REQUEST_SERIES = RequestMetricNames()
 _REQUEST_PREFIXES = tuple(
@@ -45,6 +48,18 @@ _CLUSTER_PREFIXES = ("kube_", "up", "DCGM_", "gpu_", "node_", "container_", "pro
 _LOAD_AT_S = 60.0
 _REPLICAS = 2
 _BUSY = 0.75
+
+
+@dataclass(frozen=True, slots=True)
+class FlapStep:
+    """One turn of the cycle: what the HPA read at a replica count and the count it set."""
+
+    replicas: int
+    """``spec.replicas`` when the HPA read the metric."""
+    value: float
+    """The trigger's metric as the HPA received it (the query's result)."""
+    desired: int
+    """The ``spec.replicas`` it set."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +80,16 @@ class FlapVerdict:
     """Changes opposite in direction to the previous change."""
     simulated_s: float
     """How long the simulation ran."""
+    trigger: int = 0
+    """Index in ``spec.triggers`` of the trigger the load drives."""
+    metric_type: str = "AverageValue"
+    """The trigger's ``metricType`` as the generated HPA reads it (AverageValue or Value)."""
+    threshold: float = 0.0
+    """The trigger's target as the generated HPA reads it."""
+    steps: tuple[FlapStep, ...] = ()
+    """While flapping, each distinct change of the cycle (its last occurrence), in the
+    order the cycle first makes them: ``1 → 2`` at 160, ``2 → 1`` at 80. Empty when it
+    holds."""
 
     def describe(self) -> str:
         """One line: ``flaps 1 ↔ 2 every 6m under ...`` or ``holds 2 under ...``."""
@@ -98,10 +123,28 @@ def _namespace(manifests: ManifestSet, scaled_object: Manifest, given: str | Non
     return "default"
 
 
-def _load(inputs: SimulationInputs, source: ScaledObjectSource) -> tuple[Scenario, str] | None:
-    trigger = next((t for t in source.hpa.triggers if t is not None), None)
-    if trigger is None:
-        return None
+def _driven(source: ScaledObjectSource) -> int | None:
+    """The index of the trigger the load drives: the first ``prometheus`` one."""
+    return next((i for i, t in enumerate(source.hpa.triggers) if t is not None), None)
+
+
+def _steps(
+    changes: list[tuple[float, int, int]], values: dict[float, float | None]
+) -> tuple[FlapStep, ...]:
+    """Each distinct ``before → after`` of ``changes``, at its last occurrence, in the
+    order of first occurrence; changes without a value read are left out."""
+    last: dict[tuple[int, int], FlapStep] = {}
+    for t, before, after in changes:
+        value = values.get(t)
+        if value is not None:
+            last[(before, after)] = FlapStep(before, value, after)
+    order = list(dict.fromkeys((before, after) for _, before, after in changes))
+    return tuple(last[pair] for pair in order if pair in last)
+
+
+def _load(
+    inputs: SimulationInputs, source: ScaledObjectSource, trigger: PrometheusTrigger
+) -> tuple[Scenario, str] | None:
     names = _metric_names(trigger.query)
     workload = inputs.spec.workload(f"{source.namespace}/{source.target}")
     threshold = trigger.threshold
@@ -149,7 +192,16 @@ def steady_load_flap(
     source = next((s for s in probe.scaled_objects if s.name == scaled_object.name), None)
     if source is None:
         return None
-    planned = _load(probe, source)
+    index = _driven(source)
+    metric = next(
+        (m for m in source.hpa.metrics if m.source == "External" and m.trigger_index == index),
+        None,
+    )
+    if index is None or metric is None:
+        return None
+    trigger = source.hpa.triggers[index]
+    assert trigger is not None
+    planned = _load(probe, source, trigger)
     if planned is None:
         return None
     scenario, text = planned
@@ -175,12 +227,13 @@ def steady_load_flap(
     except GpuscaleError:
         return None
     key = f"{source.namespace}/{source.target}"
-    points = [
-        (r.t, state.spec)
-        for r in result.records
-        for state in r.workloads
-        if state.name == key and r.t >= _LOAD_AT_S
-    ]
+    points: list[tuple[float, int]] = []
+    values: dict[float, float | None] = {}
+    for record in result.records:
+        for state in record.workloads:
+            if state.name == key and record.t >= _LOAD_AT_S:
+                points.append((record.t, state.spec))
+                values[record.t] = state.metrics.get(f"hpa:{metric.name}")
     if not points:
         return None
     changes: list[tuple[float, int, int]] = []
@@ -190,25 +243,19 @@ def steady_load_flap(
     reversals = [b[0] for a, b in itertools.pairwise(changes) if (a[2] - a[1]) * (b[2] - b[1]) < 0]
     late = until - (until - _LOAD_AT_S) / 3
     flaps = len(reversals) >= 2 and reversals[-1] >= late
-    if not flaps:
-        return FlapVerdict(
-            flaps=False,
-            load=text,
-            replicas=(points[-1][1],),
-            period_s=None,
-            changes=len(changes),
-            reversals=len(reversals),
-            simulated_s=until,
-        )
     rises = [t for t, before, after in changes if after > before]
     gaps = sorted(b - a for a, b in itertools.pairwise(rises))
     cycled = sorted({v for _, b, a in changes for v in (b, a)})
     return FlapVerdict(
-        flaps=True,
+        flaps=flaps,
         load=text,
-        replicas=tuple(cycled),
-        period_s=gaps[len(gaps) // 2] if gaps else None,
+        replicas=tuple(cycled) if flaps else (points[-1][1],),
+        period_s=gaps[len(gaps) // 2] if flaps and gaps else None,
         changes=len(changes),
         reversals=len(reversals),
         simulated_s=until,
+        trigger=index,
+        metric_type=metric.target_type,
+        threshold=metric.target,
+        steps=_steps(changes, values) if flaps else (),
     )

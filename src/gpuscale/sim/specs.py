@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.controllers.cluster_autoscaler import GPU_RESOURCE_NAMES, AutoscalingOptions
 from gpuscale.controllers.kubelet import Readiness
 from gpuscale.controllers.scheduler import (
@@ -304,29 +305,30 @@ class PoolSpec:
 
 @dataclass(frozen=True, slots=True)
 class AutoscalerTimings:
-    """The cluster autoscaler's timings and choices (kubernetes/autoscaler ``FAQ.md``)."""
+    """The cluster autoscaler's timings and choices (kubernetes/autoscaler ``FAQ.md``;
+    defaults from :mod:`gpuscale.controllers.autoscaler_defaults`)."""
 
     enabled: bool = True
     """Run the cluster autoscaler at all."""
-    scan_interval_s: float = 10.0
+    scan_interval_s: float = ca.SCAN_INTERVAL_S
     """``--scan-interval``."""
-    scale_up_delay_s: float = 2.0
+    scale_up_delay_s: float = ca.UNSCHEDULABLE_POD_TIME_BUFFER_S
     """``unschedulablePodTimeBuffer``: wait while the oldest pending pod is younger."""
-    scale_up_delay_gpu_s: float = 30.0
+    scale_up_delay_gpu_s: float = ca.UNSCHEDULABLE_POD_WITH_GPU_TIME_BUFFER_S
     """``unschedulablePodWithGpuTimeBuffer``: the same for GPU pods."""
-    new_pod_scale_up_delay_s: float = 0.0
+    new_pod_scale_up_delay_s: float = ca.NEW_POD_SCALE_UP_DELAY_S
     """``--new-pod-scale-up-delay``."""
-    scale_down_unneeded_s: float = 600.0
+    scale_down_unneeded_s: float = ca.SCALE_DOWN_UNNEEDED_TIME_S
     """``--scale-down-unneeded-time`` (DOKS: ``scale_down_unneeded_time``)."""
-    scale_down_delay_after_add_s: float = 600.0
+    scale_down_delay_after_add_s: float = ca.SCALE_DOWN_DELAY_AFTER_ADD_S
     """``--scale-down-delay-after-add``."""
-    scale_down_delay_after_delete_s: float = 0.0
+    scale_down_delay_after_delete_s: float = ca.SCALE_DOWN_DELAY_AFTER_DELETE_S
     """``--scale-down-delay-after-delete``."""
-    scale_down_utilization_threshold: float = 0.5
+    scale_down_utilization_threshold: float = ca.SCALE_DOWN_UTILIZATION_THRESHOLD
     """``--scale-down-utilization-threshold`` (DOKS: ``scale_down_utilization_threshold``)."""
-    scale_down_gpu_utilization_threshold: float = 0.5
+    scale_down_gpu_utilization_threshold: float = ca.SCALE_DOWN_GPU_UTILIZATION_THRESHOLD
     """``--scale-down-gpu-utilization-threshold``."""
-    expander: str = "least-waste"
+    expander: str = ca.EXPANDER
     """``--expander``; DOKS defaults to ``random``."""
     expander_priorities: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
     """Priority expander ConfigMap: priority → pool-name regexes."""
@@ -336,7 +338,7 @@ class AutoscalerTimings:
     """Resources that make a GPU pod (older releases: ``nvidia.com/gpu`` only)."""
     skip_nodes_with_local_storage: bool = True
     """``--skip-nodes-with-local-storage``."""
-    max_graceful_termination_s: float = 600.0
+    max_graceful_termination_s: float = ca.MAX_GRACEFUL_TERMINATION_S
     """``--max-graceful-termination-sec``."""
 
     def options(self) -> AutoscalingOptions:

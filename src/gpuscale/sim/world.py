@@ -1533,7 +1533,3 @@ class World:
             for w in self.workloads.values()
             for p in w.pods.values()
         ]
-
-    def node_states(self) -> list[tuple[str, str, str]]:
-        """(node, pool, state) of every node not gone."""
-        return [(n.name, n.pool.name, n.state) for n in self._nodes]

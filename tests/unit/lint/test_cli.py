@@ -129,13 +129,13 @@ def test_list_and_explain(workdir: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     assert "query-divides-by-replicas" in out
     assert "flaps-under-steady-load" in out
-    assert " ".join(out.split()).count("(not run yet: needs the simulator") == 1
+    assert " ".join(out.split()).count("(needs the simulator)") == 1
     code, out, _ = _run(capsys, "--explain", "query-unscoped")
     assert code == 0
     assert out.startswith("query-unscoped: ")
     code, out, _ = _run(capsys, "--explain", "flaps-under-steady-load")
     assert code == 0
-    assert "needs: simulator (not run yet" in out
+    assert "needs: simulator\n" in out
 
 
 @pytest.mark.parametrize(
@@ -190,24 +190,21 @@ def test_nothing_to_lint_is_the_same_error_as_render(
 def test_a_selected_rule_that_cannot_run_is_said_and_exits_2(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = _run(capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load")
+    code, out, _ = _run(capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity")
     assert code == 2
-    assert "note: rule flaps-under-steady-load was not run: it needs the simulator" in out
+    assert "note: rule max-exceeds-gpu-capacity was not run: it needs the profile" in out
     assert "none of the selected rules could run" in out
     code, out, _ = _run(
-        capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load", "-o", "json"
+        capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity", "-o", "json"
     )
     document = json.loads(out)
     assert code == 2
-    assert document["notRun"] == [
-        {
-            "rule": "flaps-under-steady-load",
-            "reason": "it needs the simulator, which this build of gpuscale does not have yet",
-        }
-    ]
-    assert any("flaps-under-steady-load was not run" in note for note in document["notes"])
+    [entry] = document["notRun"]
+    assert entry["rule"] == "max-exceeds-gpu-capacity"
+    assert entry["reason"].startswith("it needs the profile: pass --profile FILE")
+    assert any("max-exceeds-gpu-capacity was not run" in note for note in document["notes"])
     code, out, _ = _run(
-        capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load", "-o", "sarif"
+        capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity", "-o", "sarif"
     )
     [invocation] = json.loads(out)["runs"][0]["invocations"]
     assert code == 2
@@ -222,14 +219,28 @@ def test_a_rule_that_cannot_run_beside_one_that_can(
         capsys,
         "k8s/resources.yaml",
         "--select",
-        "flaps-under-steady-load,cooldown-has-no-effect",
+        "max-exceeds-gpu-capacity,cooldown-has-no-effect",
         "-o",
         "json",
     )
     document = json.loads(out)
     assert code == 0
     assert [f["rule"] for f in document["findings"]] == ["cooldown-has-no-effect"]
-    assert [entry["rule"] for entry in document["notRun"]] == ["flaps-under-steady-load"]
+    assert [entry["rule"] for entry in document["notRun"]] == ["max-exceeds-gpu-capacity"]
+
+
+def test_the_simulation_rule_runs_when_selected(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(
+        capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load", "-o", "json"
+    )
+    document = json.loads(out)
+    assert code == 0, "a warning does not fail the run by default"
+    assert document["notRun"] == []
+    [finding] = document["findings"]
+    assert finding["rule"] == "flaps-under-steady-load"
+    assert finding["location"]["line"] == line_of(TUTORIAL.read_text(), "query:")
 
 
 def test_a_profile_rule_without_a_profile_is_said(

@@ -18,20 +18,20 @@ from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import PoolSpec, SimulationSpec
 from gpuscale.sim.world import LoadSpec, SimulationResult
-from gpuscale.timeline import Decision, Record, encode_record
-from tests.unit.sim.standins import FixedScaler
-
-from .worlds import (
+from gpuscale.sim.worlds import (
     FIXED_QUERY,
     GAUGE_SCENARIO,
     cpu_pool,
     gpu_pool,
     llm_workload,
     nvidia_pool,
-    stand_in_hpa,
     tutorial_spec,
     tutorial_workload,
 )
+from gpuscale.timeline import Decision, Record, encode_record
+from tests.unit.sim.standins import FixedScaler
+
+from .worlds import stand_in_hpa
 
 
 def _decisions(result: SimulationResult, **match: str) -> list[tuple[float, Decision]]:

@@ -4,42 +4,29 @@ One module per subject: ``queries`` (what the trigger's PromQL computes),
 ``scaledobject`` (its settings, KEDA's verdict on them and its relation to other
 autoscalers), ``capacity`` (the target workload, GPU capacity, timing), ``servicemonitor``
 (does the metric get scraped), ``workload`` (pod specs: GPUs, node selection,
-tolerations, start-up) and ``objects`` (any object: its schema, defined twice).
+tolerations, start-up), ``objects`` (any object: its schema, defined twice) and
+``simulated`` (what a short simulation proves: the replica count flaps).
 :data:`ORDER` fixes the catalogue's order: the rules of issue 6 first, then the ones
 added since.
 """
 
 from __future__ import annotations
 
-from gpuscale.lint._findings import Severity
-from gpuscale.lint._registry import REGISTRY, Rule, add
-from gpuscale.lint._yaml import snippet
-from gpuscale.lint.rules import capacity, objects, queries, scaledobject, servicemonitor, workload
+from gpuscale.lint._registry import REGISTRY, Rule
+from gpuscale.lint.rules import (
+    capacity,
+    objects,
+    queries,
+    scaledobject,
+    servicemonitor,
+    simulated,
+    workload,
+)
 from gpuscale.lint.rules.objects import SCHEMA_RULE
 
 __all__ = ["ORDER", "SCHEMA_RULE", "catalogue"]
 
-_MODULES = (capacity, objects, queries, scaledobject, servicemonitor, workload)
-
-if "flaps-under-steady-load" not in REGISTRY:
-    add(
-        Rule(
-            slug="flaps-under-steady-load",
-            severity=Severity.ERROR,
-            title="Under constant load the replica count oscillates (proved by simulation)",
-            explanation=(
-                "A short simulation of KEDA, the HPA and the workload under a constant load "
-                "(the multiple of the threshold the configuration is meant for) shows the "
-                "replica count cycling; the finding reports the period and the replicas it "
-                "cycles through. Not run yet: this build of gpuscale has no simulator; the "
-                "rule runs once the simulator is wired into lint."
-            ),
-            example=snippet({"metadata": {"query": "sum(x) / count(x)", "threshold": "80"}}),
-            fix=snippet({"metadata": {"query": "sum(x)", "threshold": "80"}}),
-            check=None,
-            requires="simulator",
-        )
-    )
+_MODULES = (capacity, objects, queries, scaledobject, servicemonitor, simulated, workload)
 
 ORDER = (
     "query-divides-by-replicas",

@@ -1,0 +1,145 @@
+"""The work of ``gpuscale report``: summarise timelines, compare two, write the HTML page
+and PNGs.
+
+Reads one or more timeline files (from ``gpuscale simulate --timeline``, ``up`` or
+``watch --timeline``), prints their summaries side by side (``-o json`` for the same as
+JSON) and, with exactly two, how the second differed from the first. ``--html`` writes the
+self-contained page, ``--plots DIR`` the PNGs. Files are written before anything is
+printed, and whole or not at all. The command's options are in
+:mod:`gpuscale.cli.report_cmd`, which imports this module only when the command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from gpuscale.cli._simulation import timeline_summary
+from gpuscale.errors import InputError
+from gpuscale.report import (
+    Comparison,
+    ReportRun,
+    SummaryGrid,
+    compare_timelines,
+    comparison_table,
+    format_value,
+    read_timeline,
+    side_by_side,
+    write_report,
+)
+from gpuscale.report.series import run_end
+
+__all__ = ["execute"]
+
+
+def _labels(paths: list[Path], given: list[str], metas: list[Any]) -> list[str]:
+    if given and len(given) != len(paths):
+        raise InputError(
+            f"{len(given)} --label for {len(paths)} timelines",
+            where="--label",
+            fix="give one --label per timeline, in the same order, or none",
+        )
+    if given:
+        return given
+    labels = []
+    for path, meta in zip(paths, metas, strict=True):
+        label = meta.get("label")
+        labels.append(label if isinstance(label, str) and label else path.stem)
+    if len(set(labels)) != len(labels):
+        return [str(p) for p in paths]
+    return labels
+
+
+def _grid_table(grid: SummaryGrid, title: str) -> Table:
+    table = Table(title=title, title_justify="left", show_lines=False)
+    table.add_column("", overflow="fold")
+    for column in grid.columns:
+        table.add_column(column, justify="right")
+    table.add_column("note", style="dim")
+    for section in grid.sections:
+        table.add_row(Text(section.title, style="bold"), *([""] * (len(grid.columns) + 1)))
+        for row in section.rows:
+            table.add_row(f"  {row.label}", *(format_value(v) for v in row.values), row.note)
+    return table
+
+
+def execute(
+    *,
+    timelines: list[Path],
+    html: Path | None,
+    plots: Path | None,
+    label: list[str] | None,
+    threshold: float | None,
+    title: str,
+    output: str,
+) -> None:
+    """Run ``gpuscale report`` with the options of
+    :func:`gpuscale.cli.report_cmd.report_command`."""
+    if output not in ("text", "json"):
+        raise InputError(
+            f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
+        )
+    decoded = [read_timeline(path) for path in timelines]
+    labels = _labels(timelines, label or [], [t.header.meta for t in decoded])
+    # the simulator's summary, computed from the records alone (request logs are not in a
+    # timeline), for simulated, twin and live timelines alike
+    summaries = [timeline_summary(timeline, run_end(timeline)) for timeline in decoded]
+    runs = [
+        ReportRun(label=name, timeline=timeline, summary=summary, source=str(path))
+        for name, timeline, summary, path in zip(labels, decoded, summaries, timelines, strict=True)
+    ]
+    comparison: Comparison | None = None
+    if len(runs) == 2:
+        comparison = compare_timelines(
+            runs[0].timeline, runs[1].timeline, labels=(labels[0], labels[1])
+        )
+
+    done = write_report(runs, html=html, plots_dir=plots, title=title, threshold=threshold)
+    written: dict[str, Any] = {}
+    if done.plots:
+        written["plots"] = [str(f) for f in done.plots]
+        sys.stderr.write(f"gpuscale: wrote {len(done.plots)} plots into {plots}\n")
+    if done.html is not None:
+        written["html"] = str(done.html)
+        sys.stderr.write(f"gpuscale: wrote {done.html}\n")
+
+    if output == "json":
+        document = {
+            "runs": [
+                {
+                    "label": run.label,
+                    "source": run.source,
+                    "world": run.timeline.header.world,
+                    "summary": summary.as_json(),
+                }
+                for run, summary in zip(runs, summaries, strict=True)
+            ],
+            "comparison": None if comparison is None else comparison.as_json(),
+            "written": written,
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    console = Console(highlight=False)
+    console.print(_grid_table(side_by_side(labels, summaries), "Summary"))
+    if comparison is not None:
+        laid_out = comparison_table(comparison)
+        table = Table(title=f"Comparison: {labels[0]} vs {labels[1]}", title_justify="left")
+        for index, header in enumerate(laid_out.headers):
+            table.add_column(
+                header,
+                justify="left" if index in (0, 4) else "right",
+                overflow="fold",
+                no_wrap=index in (2, 3),
+            )
+        for group, rows in laid_out.sections:
+            if group:
+                table.add_row(Text(group, style="bold"), *([""] * (len(laid_out.headers) - 1)))
+            for row in rows:
+                table.add_row(f"  {row[0]}", *row[1:])
+        console.print(table)
