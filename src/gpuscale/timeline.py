@@ -1,7 +1,7 @@
 """The timeline: what happened to a workload's scaling chain, one record per change.
 
-All three worlds write it (``gpuscale simulate`` in virtual time, the twin of
-``gpuscale up``/``demo`` on the wall clock, and ``gpuscale watch`` on a live cluster),
+Both worlds write it (``gpuscale simulate`` and ``demo`` in virtual time, ``gpuscale
+watch`` on a live cluster),
 and everything that reports reads it, so prediction and reality compare line by line.
 
 On disk it is JSON Lines: the first line is the :class:`Header`, every later line a
@@ -50,7 +50,7 @@ VERSION = 1
 POD_PHASES = ("Pending", "Starting", "Ready", "Terminating")
 NODE_STATES = ("provisioning", "ready", "deleting")
 
-World = Literal["simulate", "twin", "live"]
+World = Literal["simulate", "live"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +115,9 @@ class Header:
     """What produced the timeline."""
 
     world: World
-    """``simulate`` (virtual time), ``twin`` (real processes, modelled nodes) or ``live``."""
+    """``simulate`` (virtual time) or ``live`` (a real cluster, on its clock)."""
     started_at: str | None = None
-    """Wall-clock start as ISO 8601 for ``twin`` and ``live``; None in virtual time."""
+    """Wall-clock start as ISO 8601 for ``live``; None in virtual time."""
     pools: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Node pools known at the start: ``{name: {"price_per_hour": .., "gpus_per_node": ..}}``."""
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -203,7 +203,7 @@ def decode_lines(lines: Iterable[str], *, source: str = "<timeline>") -> Timelin
             raise InputError(
                 f"not a JSON line ({exc.msg})",
                 where=where,
-                fix="pass a file written by gpuscale simulate, up or watch --timeline",
+                fix="pass a file written by gpuscale simulate, demo or watch --timeline",
             ) from None
         if not isinstance(doc, dict):
             raise InputError("expected a JSON object", where=where)
@@ -216,13 +216,13 @@ def decode_lines(lines: Iterable[str], *, source: str = "<timeline>") -> Timelin
             raise InputError(
                 f"malformed timeline {'header' if header is None else 'record'} ({exc!s})",
                 where=where,
-                fix="pass a file written by gpuscale simulate, up or watch --timeline",
+                fix="pass a file written by gpuscale simulate, demo or watch --timeline",
             ) from None
     if header is None:
         raise InputError(
             "empty timeline",
             where=source,
-            fix="pass a file written by gpuscale simulate, up or watch",
+            fix="pass a file written by gpuscale simulate, demo or watch",
         )
     return Timeline(header=header, records=tuple(records))
 
@@ -235,7 +235,7 @@ def _decode_header(doc: Mapping[str, Any]) -> Header:
             f"unsupported version {doc.get('version')!r}, this gpuscale reads {VERSION}"
         )
     world = doc["world"]
-    if world not in ("simulate", "twin", "live"):
+    if world not in ("simulate", "live"):
         raise ValueError(f"unknown world {world!r}")
     return Header(
         world=world,

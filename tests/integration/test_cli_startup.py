@@ -53,7 +53,6 @@ HEAVY_GPUSCALE = (
     "gpuscale.promql",
     "gpuscale.report",
     "gpuscale.sim",
-    "gpuscale.twin",
 )
 _PROBE = """
 import json, sys

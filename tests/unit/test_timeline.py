@@ -56,7 +56,7 @@ def test_non_finite_metrics_become_null() -> None:
 
 
 def test_decode_errors_name_the_line() -> None:
-    header = encode_header(Header(world="twin"))
+    header = encode_header(Header(world="live"))
     with pytest.raises(InputError, match=r"run\.jsonl:2: not a JSON line"):
         decode_lines([header, "{oops"], source="run.jsonl")
     with pytest.raises(InputError, match=r"run\.jsonl:1: malformed timeline header"):

@@ -2,7 +2,7 @@
 
 :func:`run` is what the CLI calls and blocks until SIGTERM or SIGINT has drained the
 server; :func:`serve` is the same inside a running event loop, with the registry and
-responder injected, for embedding (the twin starts workload processes through the CLI).
+responder injected, for embedding (tests start workload processes in process).
 """
 
 from __future__ import annotations

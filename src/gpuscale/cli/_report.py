@@ -1,7 +1,7 @@
 """The work of ``gpuscale report``: summarise timelines, compare two, write the HTML page
 and PNGs.
 
-Reads one or more timeline files (from ``gpuscale simulate --timeline``, ``up`` or
+Reads one or more timeline files (from ``gpuscale simulate --timeline``, ``demo`` or
 ``watch --timeline``), prints their summaries side by side (``-o json`` for the same as
 JSON) and, with exactly two, how the second differed from the first. ``--html`` writes the
 self-contained page, ``--plots DIR`` the PNGs. Files are written before anything is
@@ -88,7 +88,7 @@ def execute(
     decoded = [read_timeline(path) for path in timelines]
     labels = _labels(timelines, label or [], [t.header.meta for t in decoded])
     # the simulator's summary, computed from the records alone (request logs are not in a
-    # timeline), for simulated, twin and live timelines alike
+    # timeline), for simulated and live timelines alike
     summaries = [timeline_summary(timeline, run_end(timeline)) for timeline in decoded]
     runs = [
         ReportRun(label=name, timeline=timeline, summary=summary, source=str(path))

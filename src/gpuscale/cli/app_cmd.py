@@ -10,15 +10,15 @@ framework alone would eat a third of the 40 MB memory budget).
 
 from __future__ import annotations
 
-import os
+from typing import Annotated
 
 import typer
 
+from gpuscale.cli._options import SETTER_TOKEN_ENV, setter_token_option, warn_token_flag
+from gpuscale.cli._options import setter_token as setter_token_from
 from gpuscale.cli.main import app
 
 __all__ = ["app_command"]
-
-TOKEN_ENV = "GPUSCALE_SETTER_TOKEN"
 
 _HELP = (
     "Run the workload program: GET /?value=<number> sets a gauge, GET /metrics exports it."
@@ -101,23 +101,16 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
         "--runtime-metrics",
         help="Also export process_* and python_* metrics (slower scrapes).",
     ),
-    setter_token: str | None = typer.Option(
-        None,
-        "--setter-token",
-        envvar=TOKEN_ENV,
-        show_envvar=True,
-        metavar="TOKEN",
-        help="Require 'Authorization: Bearer TOKEN' to set the gauge (401 otherwise). "
-        "Prefer the environment variable: flags show up in process listings.",
-    ),
+    setter_token: Annotated[
+        str | None,
+        setter_token_option(
+            "Require 'Authorization: Bearer TOKEN' to set the gauge (401 otherwise)."
+        ),
+    ] = None,
 ) -> None:
     from gpuscale.app import config_from_flags, exec_server  # noqa: PLC0415 - keep other commands light
 
-    token_from_env = _from_env(ctx, "setter_token")
-    if setter_token is None and TOKEN_ENV in os.environ:
-        # Click reads an empty variable as unset; an empty token must be an error instead,
-        # or a Secret that failed to mount would leave the setter open to everyone.
-        setter_token, token_from_env = os.environ[TOKEN_ENV], True
+    token, where = setter_token_from(ctx, setter_token)
     config = config_from_flags(
         host=host,
         port=port,
@@ -128,13 +121,8 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
         shutdown_delay=shutdown_delay,
         allow_non_finite=allow_non_finite,
         runtime_metrics=runtime_metrics,
-        setter_token=setter_token,
-        token_from_env=token_from_env,
+        setter_token=token,
+        token_from_env=where == SETTER_TOKEN_ENV,
     )
+    warn_token_flag(where)
     exec_server(config)
-
-
-def _from_env(ctx: typer.Context, name: str) -> bool:
-    """Whether parameter ``name`` took its value from its environment variable."""
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name == "ENVIRONMENT"

@@ -4,7 +4,7 @@ KEDA sits between Prometheus and the Kubernetes HPA: it parses each trigger, que
 Prometheus, decides whether the ScaledObject is active, scales the target between 0 and
 the HPA's minimum itself, generates the HPA that scales above it, serves that HPA its
 metric values, and substitutes fallback values when a trigger keeps failing. gpuscale's
-simulator, twin and linter need all of that to predict what a cluster will do, so this
+simulator and linter need all of that to predict what a cluster will do, so this
 module reproduces it function by function, pure (no clock, no I/O: time is a float
 passed in as ``now``).
 

@@ -2,8 +2,8 @@
 the Debian ``prometheus`` binary on loopback, plus ``promtool`` backfills.
 
 This is the I/O edge of the PromQL work: ``gpuscale.promql`` evaluates queries in process;
-this package asks a real server the same questions (the twin, the live commands and the
-differential tests that prove the engine).
+this package asks a real server the same questions (the live commands and the differential
+tests that prove the engine).
 """
 
 from gpuscale.prometheus.client import PrometheusClient, Target

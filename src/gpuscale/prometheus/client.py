@@ -1,6 +1,6 @@
 """A small client for a real Prometheus' HTTP API, on httpx.
 
-It covers what the twin and the live commands need: instant and range queries
+It covers what the live commands need: instant and range queries
 (``/api/v1/query``, ``/api/v1/query_range``), scrape targets (``/api/v1/targets``) and
 readiness (``/-/ready``). Answers come back as the same ``gpuscale.promql`` result types the
 embedded engine returns, so callers compare simulated and real answers directly.

@@ -4,7 +4,7 @@ backfills.
 ``PrometheusServer`` starts ``prometheus`` on ``127.0.0.1`` on a free port with a given
 configuration (or a minimal one that scrapes nothing) over a given TSDB directory, waits
 until ``/-/ready`` answers, and stops it with SIGTERM (then SIGKILL after a grace period).
-The twin runs it to scrape real workload processes; the differential suite runs it over
+The differential suite runs it over
 blocks that ``create_blocks_from_openmetrics`` (``promtool tsdb create-blocks-from
 openmetrics``) wrote. The clock used to wait for readiness is injectable.
 """

@@ -1,7 +1,7 @@
 """Reports from timelines: text summaries, PNG plots and a self-contained HTML page.
 
 Every world writes the same timeline (:mod:`gpuscale.timeline`), so one report serves
-``gpuscale simulate``, the twin of ``up``/``demo`` and ``gpuscale watch``, and sets any
+``gpuscale simulate``, ``gpuscale demo`` and ``gpuscale watch``, and sets any
 of them side by side. The layer sits at the edge: it reads timelines and summaries that
 others computed, draws (matplotlib, imported only when a plot is drawn) and writes files;
 it computes no statistics of its own beyond :func:`timeline_basics`.

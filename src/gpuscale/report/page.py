@@ -6,7 +6,7 @@ as base64 PNGs, every controller decision (in collapsible ``<details>``), what t
 modelled approximately, and the attribution a replayed trace requires. Inline CSS, no
 script, no external asset; every piece of text passes through :func:`html.escape`.
 
-Header ``meta`` keys read here (writers: ``gpuscale simulate``, ``up``, ``watch``):
+Header ``meta`` keys read here (writers: ``gpuscale simulate``, ``demo``, ``watch``):
 
 - ``approximations``: a string or list of strings, listed under "Approximations";
 - ``attribution``: a string or list of strings (the citation a trace's licence asks for);

@@ -34,7 +34,7 @@ class ReportRun:
 def read_timeline(path: Path | str) -> Timeline:
     """Read and decode a timeline file; a missing or unreadable file is an ``InputError``."""
     where = str(path)
-    fix = "pass a timeline written by gpuscale simulate --timeline, up or watch --timeline"
+    fix = "pass a timeline written by gpuscale simulate --timeline or watch --timeline"
     try:
         with Path(path).open(encoding="utf-8") as handle:
             return decode_lines(handle, source=where)

@@ -7,8 +7,8 @@ engine never reads a clock: ``now`` is whatever time it has advanced to. That ke
 two questions apart:
 
 - *when* — :meth:`Engine.advance_to` runs every action due up to ``t`` and stops there.
-  ``gpuscale simulate`` calls it with ever larger virtual times as fast as it can; the
-  twin will call it with the wall clock; tests call it tick by tick.
+  ``gpuscale simulate`` calls it with ever larger virtual times as fast as it can;
+  tests call it tick by tick.
 - *what* — the actions themselves (a scrape, an HPA sync, a pod becoming Ready), which
   only see ``engine.now``.
 

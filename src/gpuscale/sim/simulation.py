@@ -2,7 +2,7 @@
 
 :class:`Simulation` is the entry point. ``run(until)`` replays as fast as the CPU
 allows; ``advance_to(t)`` moves to any later time and stops there, so the same world can
-be driven tick by tick in tests or by a wall clock in the twin. Both keep the run
+be driven tick by tick in tests or by a wall clock. Both keep the run
 deterministic for a seed: arrivals are drawn per fixed window and every other random
 choice comes from streams derived from the seed, so how a run is stepped does not
 change what happens.

@@ -1,7 +1,7 @@
 """What a run amounts to, computed from its timeline and request logs alone. Pure.
 
 Because it reads only :class:`~gpuscale.timeline.Record` s (and request logs), the same
-summary applies to a simulated, a twin or a live timeline. Definitions:
+summary applies to a simulated or a live timeline. Definitions:
 
 - **replicas**: min/max of ``spec`` and ``ready``, the time-weighted mean of ``spec``, the
   number of spec changes and of **flaps** — changes in the opposite direction of the

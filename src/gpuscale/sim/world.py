@@ -1527,7 +1527,7 @@ class World:
     # ------------------------------------------------------------------ inspection
 
     def pod_states(self) -> list[tuple[str, str, str | None]]:
-        """(pod key, state, node) of every pod not gone (for tests and the twin)."""
+        """(pod key, state, node) of every pod not gone (for tests)."""
         return [
             (p.key, p.state, p.node.name if p.node is not None else None)
             for w in self.workloads.values()

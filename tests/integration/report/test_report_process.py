@@ -56,7 +56,7 @@ def test_bad_line_exits_2_with_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip() == (
         f"gpuscale: error: {broken}:1: not a JSON line (Expecting property name enclosed in "
-        "double quotes) (fix: pass a file written by gpuscale simulate, up or watch --timeline)"
+        "double quotes) (fix: pass a file written by gpuscale simulate, demo or watch --timeline)"
     )
     assert done.stdout == ""
 

@@ -95,11 +95,27 @@ def test_good_flags_become_the_server_process(monkeypatch: pytest.MonkeyPatch) -
     assert all("from-env-token" not in arg for arg in run.argv)
 
 
-def test_flag_token_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_flag_token_wins_over_the_environment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(TOKEN_ENV, "from-env")
     with pytest.raises(ExecCalledError) as caught:
         main(["app", "--setter-token", "from-flag"])
     assert caught.value.env[TOKEN_ENV] == "from-flag"
+    err = capsys.readouterr().err
+    assert err.startswith("warning: --setter-token's value shows in process listings")
+    assert TOKEN_ENV in err
+    assert "from-flag" not in err
+
+
+def test_token_from_the_environment_needs_no_warning(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(TOKEN_ENV, "from-env")
+    with pytest.raises(ExecCalledError) as caught:
+        main(["app"])
+    assert caught.value.env[TOKEN_ENV] == "from-env"
+    assert capsys.readouterr().err == ""
 
 
 def test_cli_defaults_match_the_config_defaults() -> None:

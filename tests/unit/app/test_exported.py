@@ -6,6 +6,6 @@ from __future__ import annotations
 
 def test_the_command_and_the_server_agree_on_the_token_variable() -> None:
     from gpuscale.app import TOKEN_ENV
-    from gpuscale.cli import app_cmd
+    from gpuscale.cli._options import SETTER_TOKEN_ENV
 
-    assert app_cmd.TOKEN_ENV == TOKEN_ENV == "GPUSCALE_SETTER_TOKEN"
+    assert SETTER_TOKEN_ENV == TOKEN_ENV == "GPUSCALE_SETTER_TOKEN"
