@@ -14,7 +14,9 @@ replica count:
   replicas 75 % busy, from the profile's capacity.
 
 The replica count *flaps* when, after the load is applied, its direction of change keeps
-reversing into the last third of the run. :func:`steady_load_flap` returns a
+reversing into the last third of the run. A run whose timeline has been quiet for longer
+than every loop's memory (:func:`_settled_after_s`) stops there: the rest would record
+nothing, so the verdict is the one the whole run gives. :func:`steady_load_flap` returns a
 :class:`FlapVerdict` (flapping or holding, the period, the counts it cycles through, and
 for each turn of the cycle the value the HPA read and the count it set: a
 :class:`FlapStep`), or None when it cannot decide (a trigger it cannot drive, input the
@@ -87,7 +89,8 @@ class FlapVerdict:
     reversals: int
     """Changes opposite in direction to the previous change."""
     simulated_s: float
-    """How long the simulation ran."""
+    """The span of virtual time the verdict covers. A flapping run always runs all of it; a
+    holding one may stop earlier, once the rest is proven to record nothing."""
     trigger: int = 0
     """Index in ``spec.triggers`` of the trigger the load drives."""
     metric_type: str = "AverageValue"
