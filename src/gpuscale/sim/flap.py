@@ -14,7 +14,9 @@ replica count:
   replicas 75 % busy, from the profile's capacity.
 
 The replica count *flaps* when, after the load is applied, its direction of change keeps
-reversing into the last third of the run. :func:`steady_load_flap` returns a
+reversing into the last third of the run. A run whose timeline has been quiet for longer
+than every loop's memory (:func:`_settled_after_s`) stops there: the rest would record
+nothing, so the verdict is the one the whole run gives. :func:`steady_load_flap` returns a
 :class:`FlapVerdict` (flapping or holding, the period, the counts it cycles through, and
 for each turn of the cycle the value the HPA read and the count it set: a
 :class:`FlapStep`), or None when it cannot decide (a trigger it cannot drive, input the
@@ -24,7 +26,11 @@ simulator refuses).
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass, fields, replace
+from datetime import timedelta
+
+import promql_parser as pp
 
 from gpuscale.controllers.keda import PrometheusTrigger
 from gpuscale.errors import GpuscaleError
@@ -33,8 +39,9 @@ from gpuscale.profile import Profile
 from gpuscale.sim.inputs import SimulationInputs, build_inputs, selected_metric_names
 from gpuscale.sim.keda import ScaledObjectSource
 from gpuscale.sim.scenario import GaugeStep, RateStep, Scenario
+from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import RequestMetricNames
-from gpuscale.sim.world import LoadSpec
+from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.units import format_duration
 
 __all__ = ["FlapStep", "FlapVerdict", "steady_load_flap"]
@@ -48,6 +55,9 @@ _CLUSTER_PREFIXES = ("kube_", "up", "DCGM_", "gpu_", "node_", "container_", "pro
 _LOAD_AT_S = 60.0
 _REPLICAS = 2
 _BUSY = 0.75
+_DEFAULT_POLICY_PERIOD_S = 15.0
+_LONGEST_PERIOD_S = 3600.0
+_STEP_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +89,8 @@ class FlapVerdict:
     reversals: int
     """Changes opposite in direction to the previous change."""
     simulated_s: float
-    """How long the simulation ran."""
+    """The span of virtual time the verdict covers. A flapping run always runs all of it; a
+    holding one may stop earlier, once the rest is proven to record nothing."""
     trigger: int = 0
     """Index in ``spec.triggers`` of the trigger the load drives."""
     metric_type: str = "AverageValue"
@@ -169,6 +180,183 @@ def _load(
     )
 
 
+def _simulated(
+    inputs: SimulationInputs, source: ScaledObjectSource, scenario: Scenario
+) -> SimulationInputs:
+    """``inputs`` reduced to ``source`` alone, with the gauges the scenario sets exported by
+    the pods of every workload of that name from the start: what ``build_inputs`` with
+    ``gauges=`` would read (it only sets ``WorkloadSpec.gauges``), without reading the
+    manifests a second time."""
+    gauges: dict[str, list[str]] = {}
+    for step in scenario.steps:
+        if isinstance(step, GaugeStep):
+            names = gauges.setdefault(step.workload or source.target, [])
+            if step.name not in names:
+                names.append(step.name)
+    workloads = tuple(
+        replace(w, gauges=tuple(gauges[w.name])) if w.name in gauges else w
+        for w in inputs.spec.workloads
+    )
+    return replace(
+        inputs,
+        spec=replace(inputs.spec, workloads=workloads),
+        scaled_objects=tuple(s for s in inputs.scaled_objects if s.name == source.name),
+    )
+
+
+_CLOCK_FUNCTIONS = frozenset(
+    {"time", "timestamp", "minute", "hour", "day_of_month", "day_of_week", "day_of_year"}
+    | {"days_in_month", "month", "year"}
+)
+
+
+def _seconds(value: object) -> float:
+    return value.total_seconds() if isinstance(value, timedelta) else 0.0
+
+
+def _reach_s(expr: object, lookback_s: float) -> float | None:
+    """How far before the evaluation instant the samples ``expr`` reads can lie (offsets,
+    ranges, subqueries and the lookback added up along each path), or None when its value
+    can move with the clock alone: a clock function, an ``@`` modifier, a negative offset."""
+    if isinstance(expr, pp.Call) and expr.func.name in _CLOCK_FUNCTIONS:
+        return None
+    own = 0.0
+    if isinstance(expr, pp.VectorSelector | pp.SubqueryExpr):
+        if expr.at is not None or _seconds(expr.offset) < 0:
+            return None
+        own = _seconds(expr.offset)
+        own += lookback_s if isinstance(expr, pp.VectorSelector) else _seconds(expr.step)
+    if isinstance(expr, pp.MatrixSelector | pp.SubqueryExpr):
+        own += _seconds(expr.range)
+    children = [getattr(expr, a, None) for a in ("expr", "lhs", "rhs", "param", "vector_selector")]
+    children += list(getattr(expr, "args", None) or ())
+    deepest = 0.0
+    for child in children:
+        if child is None:
+            continue
+        reach = _reach_s(child, lookback_s)
+        if reach is None:
+            return None
+        deepest = max(deepest, reach)
+    return own + deepest
+
+
+def _lcm_s(periods: list[float]) -> float | None:
+    """The least common multiple of ``periods`` (whole milliseconds), or None."""
+    whole = [round(p * 1000) for p in periods]
+    if any(w <= 0 or abs(w - p * 1000) > 1e-6 for w, p in zip(whole, periods, strict=True)):
+        return None
+    return math.lcm(*whole) / 1000
+
+
+def _settled_after_s(
+    inputs: SimulationInputs, source: ScaledObjectSource, query: str, scenario: Scenario
+) -> tuple[float, float] | None:
+    """``(quiet, not_before)``: once the timeline has recorded nothing for ``quiet`` seconds
+    at a time from ``not_before`` on, it records nothing until the end, so the run can stop
+    there with the same verdict. None when no such bound is known.
+
+    Why: with the gauge load every input of the loops is constant (the gauge, and series
+    that follow pods, nodes and replicas, which the timeline records), and every loop
+    is a deterministic function of the cluster and of a memory of bounded length. After a
+    quiet stretch longer than every memory, plus one common period of all the loops so
+    that each has run on the settled state in every phase, every loop sees what it saw
+    on its last quiet run, which changed nothing:
+
+    - the HPA (``horizontal.go``): its recommendations are kept for the stabilization
+      windows and its scale events for the policies' ``periodSeconds`` (the profile's
+      scale-down window, the ScaledObject's ``advanced.horizontalPodAutoscalerConfig``
+      behavior, upstream's 15 s default policies), read at every sync;
+    - KEDA (``scale_handler.go``, ``scale_executor.go``): ``cooldownPeriod`` since the
+      trigger was last active, ``initialCooldownPeriod`` from the ScaledObject's creation,
+      ``fallback.failureThreshold`` polls;
+    - the cluster autoscaler (``static_autoscaler.go``): its time thresholds
+      (:func:`gpuscale.controllers.cluster_autoscaler.next_change`) lie at most its
+      longest option after the last change, found within a scan interval of it;
+    - Prometheus: a query's value reads samples no older than :func:`_reach_s`, plus a
+      scrape interval;
+    - pods and nodes: Pending, Starting, Terminating, provisioning and deleting are all
+      recorded, so a quiet timeline has none under way but Pending pods that no node fits.
+
+    A request load (random arrivals) is never constant, and a query that reads the clock
+    is not either: both give None.
+    """
+    fallback = source.spec.fallback
+    fallback_s = 0.0 if fallback is None else float(fallback.failure_threshold)
+    fallback_s *= source.spec.polling_interval
+    reach = _reach_s(pp.parse(query), inputs.lookback_ms / 1000)
+    if reach is None or not all(isinstance(s, GaugeStep) for s in scenario.steps):
+        return None
+    spec, plane = inputs.spec, inputs.spec.control_plane
+    behavior = source.spec.hpa_behavior or {}
+    hpa = max(
+        [source.hpa_downscale_stabilization_s, _DEFAULT_POLICY_PERIOD_S, *_behavior_s(behavior)]
+    )
+    polling = float(source.spec.polling_interval)
+    keda = max(float(source.spec.cooldown_period), fallback_s)
+    options = spec.autoscaler.options()
+    ca_longest = max(
+        float(getattr(options, f.name)) for f in fields(options) if f.name.endswith("_s")
+    )
+    prometheus = spec.prometheus
+    scrapes = [prometheus.scrape_interval_s] + [
+        s
+        for s in (
+            prometheus.ksm_scrape_interval_s,
+            prometheus.exporter_scrape_interval_s,
+            *(w.scrape_interval_s for w in spec.workloads),
+        )
+        if s is not None
+    ]
+    period = _lcm_s(
+        [plane.hpa_sync_period_s, polling, options.scan_interval_s, *scrapes]
+        + ([prometheus.discovery_refresh_s] if prometheus.discovery_refresh_s > 0 else [])
+    )
+    if period is None or period > _LONGEST_PERIOD_S:
+        return None
+    memory = max(
+        hpa + 2 * plane.hpa_sync_period_s,
+        keda + 2 * polling,
+        ca_longest + 2 * options.scan_interval_s,
+        reach + max(scrapes) + prometheus.discovery_refresh_s,
+    )
+    not_before = float(source.spec.initial_cooldown_period) + 2 * polling
+    return memory + 2 * period, max(not_before, _LOAD_AT_S)
+
+
+def _behavior_s(behavior: object) -> list[float]:
+    """Every ``stabilizationWindowSeconds`` and ``periodSeconds`` in an HPA behavior."""
+    if isinstance(behavior, dict):
+        found = [
+            float(v)
+            for k, v in behavior.items()
+            if k in ("stabilizationWindowSeconds", "periodSeconds") and isinstance(v, int | float)
+        ]
+        for value in behavior.values():
+            found += _behavior_s(value)
+        return found
+    if isinstance(behavior, list):
+        return [s for item in behavior for s in _behavior_s(item)]
+    return []
+
+
+def _run(
+    simulation: Simulation, until: float, settled: tuple[float, float] | None
+) -> SimulationResult:
+    """Run to ``until``, or stop once the timeline is proven quiet to the end
+    (:func:`_settled_after_s`): the records are then those of the whole run."""
+    if settled is None:
+        return simulation.run(until)
+    quiet, not_before = settled
+    records = simulation.world.records
+    while simulation.now < until:
+        simulation.advance_to(min(until, simulation.now + _STEP_S))
+        last = records[-1].t if records else 0.0
+        if simulation.now >= not_before and simulation.now - max(last, _LOAD_AT_S) > quiet:
+            break
+    return simulation.result()
+
+
 def steady_load_flap(
     manifests: ManifestSet,
     profile: Profile | None,
@@ -176,20 +364,24 @@ def steady_load_flap(
     *,
     namespace: str | None = None,
     seed: int = 0,
+    stop_early: bool = True,
 ) -> FlapVerdict | None:
     """Simulate ``scaled_object`` (one of ``manifests``) under a constant load it is meant
     for and say whether its replica count flaps (see the module docstring).
 
     ``profile`` None uses the defaults. ``namespace`` is where objects without one go;
     by default the ScaledObject's, else the one its ServiceMonitor looks in.
+    ``stop_early`` False runs every simulation to its end, even once the rest of it is
+    proven quiet (see :func:`_settled_after_s`); the verdict is the same either way, and
+    tests check that it is.
     """
     chosen = profile if profile is not None else Profile.default()
     ns = _namespace(manifests, scaled_object, namespace)
     try:
-        probe = build_inputs(manifests, chosen, namespace=ns)
+        inputs = build_inputs(manifests, chosen, namespace=ns)
     except GpuscaleError:
         return None
-    source = next((s for s in probe.scaled_objects if s.name == scaled_object.name), None)
+    source = next((s for s in inputs.scaled_objects if s.name == scaled_object.name), None)
     if source is None:
         return None
     index = _driven(source)
@@ -201,20 +393,11 @@ def steady_load_flap(
         return None
     trigger = source.hpa.triggers[index]
     assert trigger is not None
-    planned = _load(probe, source, trigger)
+    planned = _load(inputs, source, trigger)
     if planned is None:
         return None
     scenario, text = planned
-    gauges = {
-        s.workload or source.target: (s.name,) for s in scenario.steps if isinstance(s, GaugeStep)
-    }
-    try:
-        inputs = build_inputs(manifests, chosen, namespace=ns, gauges=gauges)
-    except GpuscaleError:
-        return None
-    inputs = replace(
-        inputs, scaled_objects=tuple(s for s in inputs.scaled_objects if s.name == source.name)
-    )
+    inputs = _simulated(inputs, source, scenario)
     window = source.hpa_downscale_stabilization_s
     behavior = source.spec.hpa_behavior or {}
     down = behavior.get("scaleDown") if isinstance(behavior, dict) else None
@@ -222,8 +405,10 @@ def steady_load_flap(
         window = float(down["stabilizationWindowSeconds"])
     slowest = max((p.provisioning_s for p in inputs.spec.pools), default=0.0)
     until = _LOAD_AT_S + slowest + 6 * (window + 4 * source.hpa_sync_period_s + 60.0)
+    quiet = _settled_after_s(inputs, source, trigger.query, scenario) if stop_early else None
     try:
-        result = inputs.simulation(load=LoadSpec(scenario=scenario), seed=seed).run(until)
+        simulation = inputs.simulation(load=LoadSpec(scenario=scenario), seed=seed)
+        result = _run(simulation, until, quiet)
     except GpuscaleError:
         return None
     key = f"{source.namespace}/{source.target}"

@@ -785,6 +785,7 @@ def build_inputs(
         scale_down_unneeded_s=scaler.scale_down_unneeded_time,
         scale_down_delay_after_add_s=scaler.scale_down_delay_after_add,
         scale_down_delay_after_delete_s=scaler.scale_down_delay_after_delete,
+        scale_down_delay_after_failure_s=scaler.scale_down_delay_after_failure,
         scale_down_utilization_threshold=scaler.scale_down_utilization_threshold,
         scale_down_gpu_utilization_threshold=scaler.scale_down_gpu_utilization_threshold,
         expander=scaler.expander,

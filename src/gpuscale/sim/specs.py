@@ -324,6 +324,8 @@ class AutoscalerTimings:
     """``--scale-down-delay-after-add``."""
     scale_down_delay_after_delete_s: float = ca.SCALE_DOWN_DELAY_AFTER_DELETE_S
     """``--scale-down-delay-after-delete``."""
+    scale_down_delay_after_failure_s: float = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
+    """``--scale-down-delay-after-failure``: no scale-down this long after a failed one."""
     scale_down_utilization_threshold: float = ca.SCALE_DOWN_UTILIZATION_THRESHOLD
     """``--scale-down-utilization-threshold`` (DOKS: ``scale_down_utilization_threshold``)."""
     scale_down_gpu_utilization_threshold: float = ca.SCALE_DOWN_GPU_UTILIZATION_THRESHOLD
@@ -355,6 +357,7 @@ class AutoscalerTimings:
             scale_down_unneeded_time_s=self.scale_down_unneeded_s,
             scale_down_delay_after_add_s=self.scale_down_delay_after_add_s,
             scale_down_delay_after_delete_s=self.scale_down_delay_after_delete_s,
+            scale_down_delay_after_failure_s=self.scale_down_delay_after_failure_s,
             scale_down_utilization_threshold=self.scale_down_utilization_threshold,
             scale_down_gpu_utilization_threshold=self.scale_down_gpu_utilization_threshold,
             skip_nodes_with_local_storage=self.skip_nodes_with_local_storage,

@@ -3,11 +3,21 @@ where, what is refused with ``file:line``, and what is only a warning."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
+from gpuscale.controllers.cluster_autoscaler import (
+    AutoscalerState,
+    AutoscalingOptions,
+    ClusterSnapshot,
+    NodeGroup,
+    NodeSnapshot,
+    run_once,
+)
 from gpuscale.controllers.kubelet import ReadinessProbe
+from gpuscale.controllers.scheduler import NodeView, quantities
 from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile
 from gpuscale.manifests import ManifestSet, load_text
@@ -181,3 +191,55 @@ def test_gauges_of_a_scenario_per_workload() -> None:
     )
     assert gauges_of(scenario, ["w1"]) == {"w1": ("a",), "w2": ("b",)}
     assert gauges_of(scenario, ["w1", "w2"]) == {"w2": ("b",)}
+
+
+# The profile's autoscaler keys and the model option each must reach
+# (docs/profile.md's autoscaler table; kubernetes/autoscaler FAQ.md flag names).
+AUTOSCALER_KEYS = [
+    ("scan_interval", "13s", "scan_interval_s", 13.0),
+    ("scale_up_delay", "7s", "unschedulable_pod_time_buffer_s", 7.0),
+    ("scale_up_delay_gpu", "45s", "unschedulable_pod_with_gpu_time_buffer_s", 45.0),
+    ("new_pod_scale_up_delay", "5s", "new_pod_scale_up_delay_s", 5.0),
+    ("scale_down_unneeded_time", "4m", "scale_down_unneeded_time_s", 240.0),
+    ("scale_down_delay_after_add", "2m", "scale_down_delay_after_add_s", 120.0),
+    ("scale_down_delay_after_delete", "1m", "scale_down_delay_after_delete_s", 60.0),
+    ("scale_down_delay_after_failure", "7m", "scale_down_delay_after_failure_s", 420.0),
+]
+
+
+def _with_autoscaler(setting: str):  # type: ignore[no-untyped-def]
+    return build_inputs(
+        read_manifests([TUTORIAL]),
+        load_profile_text(
+            (TUTORIAL / "gpuscale.yaml").read_text() + f"autoscaler: {{{setting}}}\n", "p.yaml"
+        ),
+        namespace="kube-system",
+    )
+
+
+@pytest.mark.parametrize(("key", "value", "option", "seconds"), AUTOSCALER_KEYS)
+def test_each_autoscaler_timing_of_the_profile_reaches_the_model(
+    key: str, value: str, option: str, seconds: float
+) -> None:
+    default = getattr(_tutorial().spec.autoscaler.options(), option)
+    assert default != seconds  # the case tests a change
+    options = _with_autoscaler(f"{key}: {value}").spec.autoscaler.options()
+    assert getattr(options, option) == seconds
+
+
+def test_the_profiles_delay_after_failure_holds_scale_down_back_that_long() -> None:
+    """``isScaleDownInCooldown`` (core/static_autoscaler.go): after a failed scale-down at
+    t=0 an empty node above the pool's minimum is removable at 300 s with the default 3m
+    delay, and still in cooldown with the profile's 7m."""
+    pool = NodeView("template", {}, (), quantities({"cpu": 4, "memory": 2**33, "pods": 110}))
+    node = NodeSnapshot(NodeView("cpu-0", {}, (), pool.allocatable), "cpu", ())
+    snapshot = ClusterSnapshot((NodeGroup("cpu", 0, 2, 1, pool, 1.0),), (node,), {})
+    failed = AutoscalerState(last_scale_down_fail=0.0, unneeded_since={"cpu-0": -1000.0})
+
+    def status(options: AutoscalingOptions) -> str:
+        result, _ = run_once(snapshot, failed, options, 300.0, random.Random(0))
+        return result.scale_down_status
+
+    assert status(_tutorial().spec.autoscaler.options()) == "ScaleDownNodeDeleteStarted"
+    later = _with_autoscaler("scale_down_delay_after_failure: 7m").spec.autoscaler.options()
+    assert status(later) == "ScaleDownInCooldown"

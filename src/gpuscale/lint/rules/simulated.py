@@ -11,7 +11,8 @@ it. When the query's value falls as replicas are added (a per-replica figure) an
 same simulation with ``metricType: Value`` holds, the fix says so; the fix is never a
 guess the simulator has not run.
 
-Cost: a simulation is about 0.1 s, so the rule runs one only where the cheap
+Cost: a simulation is 10 to 100 ms (less when the count settles: the simulator stops a
+run once the rest is proven quiet), so the rule runs one only where the cheap
 preconditions hold (:func:`_suspects`: a per-replica query under metricType
 AverageValue, the cause the query analysis can see) and on the few objects the
 simulation needs (:func:`_world`), and a second one when it flaps (to check the fix).
@@ -262,8 +263,9 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
         "modifiers, and its target workload in the set. The simulation uses the profile's "
         "timings when one is given, else the defaults; a trigger it cannot drive (a query "
         "on cluster metrics only) or input it cannot simulate leaves the rule silent. It "
-        "is a warning, not an error: it shows one load, not every load. About 0.1 s per "
-        "simulated ScaledObject, twice that when it flaps (a second run checks the fix)."
+        "is a warning, not an error: it shows one load, not every load. A run stops once "
+        "it is proven settled, so most cost 5–20 ms; one that flaps runs to its end, and a "
+        "second run checks the fix."
     ),
     example=snippet(
         {
