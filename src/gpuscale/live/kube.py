@@ -41,6 +41,7 @@ from gpuscale.live.kubeconfig import KUBECONFIG_FIX, NoKubeconfigError, choose_k
 
 __all__ = [
     "KUBECONFIG_FIX",
+    "ApiUnreachableError",
     "Kube",
     "KubeTarget",
     "connect",
@@ -59,6 +60,11 @@ class KubeTarget:
     context: str | None
     namespace: str
     """The context's namespace, else ``default``."""
+
+
+class ApiUnreachableError(RetryableError):
+    """No answer from the API server at all (refused, unresolvable, timed out): unlike a
+    status answer, it says nothing about the object asked for."""
 
 
 def connect(
@@ -198,7 +204,7 @@ def kube_error(exc: BaseException, what: str, *, host: str = "") -> GpuscaleErro
 
     if isinstance(exc, ApiException) and exc.status:
         return status_error(int(exc.status), str(exc.body or exc.reason or ""), what)
-    return RetryableError(
+    return ApiUnreachableError(
         f"cannot reach the Kubernetes API server {host}".rstrip() + f" ({type(exc).__name__})",
         where=what,
         fix="check the network and the kubeconfig's server address; " + KUBECONFIG_FIX,

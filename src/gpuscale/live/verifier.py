@@ -13,8 +13,11 @@ queries with KEDA's query parameters (answers kept raw for KEDA's parser), the a
 targets, and the kube-state-metrics series of each Deployment. Node pools come from DigitalOcean (a
 callable the CLI passes when the provider is doks and a token is set) or the profile.
 
-A read that fails (a missing permission, a timeout) is kept in ``Facts.errors`` and
-the checks that needed it say so; a 404 is an absent object, which the checks judge.
+A read that fails (a missing permission, a timeout, a 5xx) is kept in ``Facts.errors``
+and the checks that needed it say so (``skip``, never a verdict on an object nobody
+read); a 404 is an absent object, which the checks judge. When the very first read gets
+no answer at all (:class:`~gpuscale.live.kube.ApiUnreachableError`), nothing would be
+read, so :func:`gather` raises it as ``deploy``, ``watch`` and ``load`` do.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gpuscale.controllers.keda import hpa_name
-from gpuscale.errors import GpuscaleError
-from gpuscale.live.kube import Kube
+from gpuscale.errors import GpuscaleError, InputError
+from gpuscale.live.kube import ApiUnreachableError, Kube
 from gpuscale.live.load import ForwardPool, deployment_selector
 from gpuscale.live.verify import (
     KEDA_CRDS,
@@ -62,6 +65,14 @@ class _Reads:
         self.objects: dict[str, dict[str, Any] | None] = {}
         self.lists: dict[str, list[dict[str, Any]]] = {}
         self.errors: dict[str, str] = {}
+        self.answered = False
+
+    def _failed(self, key: str, error: GpuscaleError) -> None:
+        if not isinstance(error, ApiUnreachableError):
+            self.answered = True
+        elif not self.answered:
+            raise error
+        self.errors[key] = error.one_line()
 
     def object(self, key: str, path: str) -> dict[str, Any] | None:
         if key in self.objects:
@@ -69,8 +80,9 @@ class _Reads:
         try:
             doc: dict[str, Any] | None = self.kube.get_json(path, what=key, missing_ok=True)
         except GpuscaleError as error:
-            self.errors[key] = error.one_line()
+            self._failed(key, error)
             return None
+        self.answered = True
         self.objects[key] = doc
         return doc
 
@@ -82,8 +94,9 @@ class _Reads:
         try:
             doc = self.kube.get_json(path, query, what=key, missing_ok=missing_ok)
         except GpuscaleError as error:
-            self.errors[key] = error.one_line()
+            self._failed(key, error)
             return []
+        self.answered = True
         if doc is None:
             return []
         self.lists[key] = list(doc.get("items") or [])
@@ -219,7 +232,7 @@ def _prometheus(
     for address, triggers in wanted.items():
         pool: ForwardPool | None = None
         try:
-            base, source, error = address, address, ""
+            base, source, error, unread = address, address, "", False
             service = None if prometheus_url else in_cluster_service(address)
             if service is not None:
                 ns, name, port = service
@@ -228,14 +241,16 @@ def _prometheus(
                 try:
                     pool.refresh()
                 except GpuscaleError as exc:
-                    error = exc.one_line()
+                    error, unread = exc.one_line(), not isinstance(exc, InputError)
                 urls = pool.urls()
                 if urls:
                     base = urls[0]
                 elif not error:
                     error = "; ".join(pool.forward_errors()) or ("no ready pod behind the Service")
             if error:
-                found[address] = PromFacts(source, HttpAnswer(None, "", error))
+                found[address] = PromFacts(
+                    source, HttpAnswer(None, "", error), unread=error if unread else ""
+                )
                 continue
             with open_client(base) as client:
                 queries = {

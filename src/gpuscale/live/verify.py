@@ -167,6 +167,10 @@ class PromFacts:
     """Instant query answers by query text."""
     targets: HttpAnswer | None = None
     """``GET /api/v1/targets?state=active``."""
+    unread: str = ""
+    """The Kubernetes read that failed before Prometheus could be asked (the Service or
+    its endpoints: a permission, a 5xx, no answer), if one did; a missing Service is not
+    one (that is a wrong ``serverAddress``, judged)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -513,6 +517,8 @@ def check_prometheus(subject: str, facts: PromFacts | None, address: str) -> Che
             f"{address} is not an in-cluster Service address gpuscale can forward to",
             "pass --prometheus URL to check it from here",
         )
+    if facts.unread:
+        return _read_failed("Prometheus", subject, facts.unread)
     answer = facts.buildinfo
     if answer.status is None:
         return Check(
@@ -1114,6 +1120,12 @@ def _read_failed(name: str, subject: str, error: str) -> Check:
     )
 
 
+def _unread(facts: Facts, *keys: str) -> str | None:
+    """The error of the first of ``keys`` whose read failed: a check that needs it cannot
+    judge (a failed read is not an absent object)."""
+    return next((facts.errors[key] for key in keys if key in facts.errors), None)
+
+
 def verify_checks(
     manifests: ManifestSet,
     facts: Facts,
@@ -1125,7 +1137,8 @@ def verify_checks(
     targets = verify_targets(manifests, namespace, facts.context_namespace)
     checks: list[Check] = []
     crds = {name: facts.get("CustomResourceDefinition", None, name) for name in KEDA_CRDS}
-    checks.append(check_keda_crds(crds))
+    error = _unread(facts, *(f"CustomResourceDefinition//{name}" for name in KEDA_CRDS))
+    checks.append(_read_failed("KEDA CRDs", "", error) if error else check_keda_crds(crds))
     apiservice = facts.get("APIService", None, METRICS_APISERVICE)
     backend = ((apiservice or {}).get("spec") or {}).get("service") or {}
     server_name = str(backend.get("name") or "keda-operator-metrics-apiserver")
@@ -1140,24 +1153,39 @@ def verify_checks(
             checks.append(
                 check_deployment_ready(role, facts.keda_namespace, name, facts.objects.get(key))
             )
-    checks.append(check_external_metrics_api(apiservice))
+    error = _unread(facts, f"APIService//{METRICS_APISERVICE}")
+    checks.append(
+        _read_failed("external metrics API", f"apiservice/{METRICS_APISERVICE}", error)
+        if error
+        else check_external_metrics_api(apiservice)
+    )
 
     first_prometheus: PromFacts | None = None
     trigger_queries: dict[tuple[str, str], str] = {}
     for manifest, ns in targets.scaled_objects:
         subject = f"scaledobject/{ns}/{manifest.name}"
         live = facts.get("ScaledObject", ns, manifest.name)
-        checks.append(check_scaled_object_ready(subject, live))
+        error = _unread(facts, f"ScaledObject/{ns}/{manifest.name}")
         min_replicas = manifest.spec.get("minReplicaCount")
-        checks.append(
-            check_scaled_object_active(
-                subject, live, int(min_replicas) if isinstance(min_replicas, int) else 0
+        if error:
+            checks.append(_read_failed("ScaledObject Ready", subject, error))
+            checks.append(_read_failed("ScaledObject Active", subject, error))
+        else:
+            checks.append(check_scaled_object_ready(subject, live))
+            checks.append(
+                check_scaled_object_active(
+                    subject, live, int(min_replicas) if isinstance(min_replicas, int) else 0
+                )
             )
-        )
         name = str(((live or {}).get("status") or {}).get("hpaName") or "") or hpa_name(
             manifest.spec, manifest.name
         )
-        checks.append(check_hpa(ns, name, facts.get("HorizontalPodAutoscaler", ns, name)))
+        error = _unread(facts, f"HorizontalPodAutoscaler/{ns}/{name}")
+        checks.append(
+            _read_failed("HPA", f"hpa/{ns}/{name}", error)
+            if error
+            else check_hpa(ns, name, facts.get("HorizontalPodAutoscaler", ns, name))
+        )
         trigger, why = prometheus_trigger_of(manifest)
         if trigger is None:
             checks.append(Check("trigger query", subject, "skip", why))
@@ -1185,20 +1213,23 @@ def verify_checks(
         live = facts.get("ServiceMonitor", ns, manifest.name)
         namespace_doc = facts.get("Namespace", None, ns)
         ns_labels = _labels(namespace_doc) if namespace_doc is not None else None
-        if facts.error("prometheuses"):
-            checks.append(
-                _read_failed("ServiceMonitor selected", subject, facts.errors["prometheuses"])
-            )
+        monitor_error = _unread(facts, f"ServiceMonitor/{ns}/{manifest.name}")
+        error = monitor_error or _unread(facts, "prometheuses", f"Namespace//{ns}")
+        if error:
+            checks.append(_read_failed("ServiceMonitor selected", subject, error))
         else:
             checks.append(check_service_monitor_selected(subject, live, prometheuses, ns_labels))
-        checks.append(
-            check_service_monitor_targets(
-                subject,
-                live,
-                first_prometheus.targets if first_prometheus else None,
-                targets.services,
+        if monitor_error:
+            checks.append(_read_failed("ServiceMonitor target", subject, monitor_error))
+        else:
+            checks.append(
+                check_service_monitor_targets(
+                    subject,
+                    live,
+                    first_prometheus.targets if first_prometheus else None,
+                    targets.services,
+                )
             )
-        )
 
     nodes = facts.lists.get("nodes") or ()
     for ns, name, written in targets.deployments:
@@ -1214,8 +1245,11 @@ def verify_checks(
             )
         )
         live = facts.get("Deployment", ns, name)
+        deployment_error = _unread(facts, f"Deployment/{ns}/{name}")
         body = live if live is not None else (written.body if written else None)
-        if body is None:
+        if body is None and deployment_error:
+            checks.append(_read_failed("GPU capacity", subject, deployment_error))
+        elif body is None:
             checks.append(
                 Check(
                     "GPU capacity",
@@ -1230,8 +1264,13 @@ def verify_checks(
         else:
             checks.append(check_gpu_capacity(subject, body, nodes, facts.pools, facts.pools_source))
         pods_key = f"pods/{ns}/{name}"
-        if facts.error(pods_key):
-            checks.append(_read_failed("Pending pods", subject, facts.errors[pods_key]))
+        error = _unread(facts, f"Deployment/{ns}/{name}", pods_key)
+        if error:
+            checks.append(_read_failed("Pending pods", subject, error))
+        elif live is None:
+            checks.append(
+                Check("Pending pods", subject, "skip", "the Deployment is not in the cluster")
+            )
         else:
             checks.append(
                 check_pending_pods(

@@ -12,12 +12,15 @@ the real Prometheus; verify must fail exactly the links the tutorial breaks.
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
 
 from gpuscale.cli import verify_cmd
 from gpuscale.cli.main import main
+from gpuscale.errors import RetryableError
+from gpuscale.live.verify import KEDA_CRDS, METRICS_APISERVICE
 from tests.integration.cloud.fake_do import TOKEN as DO_TOKEN
 from tests.integration.cloud.fake_do import FakeDigitalOcean, FakeTransport
 from tests.integration.live import chain as c
@@ -172,3 +175,73 @@ def test_missing_keda_and_a_forbidden_read_are_reported_not_raised(
     assert by_name["KEDA CRDs"]["fix"].startswith("run gpuscale install")
     assert by_name["GPU capacity"]["status"] == "skip"
     assert "nodes is forbidden" in by_name["GPU capacity"]["evidence"]
+
+
+def test_an_unreachable_api_server_is_one_line_not_a_table(
+    stacks: dict[bool, Stack],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    # A real refused port on loopback: bound, never listening.
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        server = f"https://127.0.0.1:{closed.getsockname()[1]}"
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(
+            "apiVersion: v1\nkind: Config\n"
+            f"clusters: [{{name: c, cluster: {{server: '{server}'}}}}]\n"
+            "users: [{name: u, user: {token: not-printed-token}}]\n"
+            "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+            "current-context: x\n",
+            encoding="utf-8",
+        )
+        monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+        code = main(["verify", stacks[True].state.path, "-o", "json"])
+    out = capsys.readouterr()
+    assert out.out == ""
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, out.err
+    assert lines[0].startswith("gpuscale: error: ")
+    assert f"cannot reach the Kubernetes API server {server}" in lines[0]
+    assert "(fix: check the network and the kubeconfig's server address" in lines[0]
+    assert code == RetryableError("").exit_code
+    assert "not-printed-token" not in out.err
+
+
+@pytest.mark.parametrize("code", [403, 500])
+def test_reads_that_failed_are_skips_with_the_reason_never_verdicts(
+    code: int, fake_kube: FakeKube, stacks: dict[bool, Stack], capsys: pytest.CaptureFixture[str]
+) -> None:
+    stack = stacks[True]
+    _cluster(fake_kube, stack)
+    ns = c.APP_NS
+    for path in (
+        *(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{n}" for n in KEDA_CRDS),
+        f"/apis/apiregistration.k8s.io/v1/apiservices/{METRICS_APISERVICE}",
+        f"/apis/keda.sh/v1alpha1/namespaces/{ns}/scaledobjects/{c.APP}",
+        f"/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers/keda-hpa-{c.APP}",
+        f"/apis/monitoring.coreos.com/v1/namespaces/{ns}/servicemonitors/{c.APP}",
+        f"/apis/apps/v1/namespaces/{ns}/deployments/{c.APP}",
+        f"/api/v1/namespaces/{stack.state.prom_ns}/services/prometheus-operated",
+    ):
+        fake_kube.denied[path] = code
+    _, doc, _ = _verify(capsys, stack.state.path)
+    said = "not allowed" if code == 403 else "the API server answered 500"
+    by_name = {check["check"]: check for check in doc["checks"]}
+    for name in (
+        "KEDA CRDs",
+        "external metrics API",
+        "ScaledObject Ready",
+        "ScaledObject Active",
+        "HPA",
+        "Prometheus",
+        "ServiceMonitor selected",
+        "ServiceMonitor target",
+        "Pending pods",
+    ):
+        check = by_name[name]
+        assert check["status"] == "skip", check
+        assert check["evidence"].startswith("could not read: "), check
+        assert said in check["evidence"], check
+    assert not [check for check in doc["checks"] if check["status"] == "fail"]

@@ -507,3 +507,56 @@ def test_without_a_scaled_object_the_targets_come_from_the_prometheus_that_answe
     by_name = {x.name: x for x in checks}
     assert "trigger query" not in by_name
     assert by_name["ServiceMonitor target"].status == "pass"
+
+
+def _unreadable(facts: Facts, error: str) -> Facts:
+    """``facts`` as :func:`gpuscale.live.verifier.gather` leaves them when every Kubernetes
+    read failed with ``error``: nothing read, every key in ``errors``, and Prometheus' Service
+    unread, so Prometheus not asked."""
+    keys = [*facts.objects, *facts.lists]
+    return Facts(
+        context_namespace=facts.context_namespace,
+        keda_namespace=facts.keda_namespace,
+        errors=dict.fromkeys(keys, error),
+        prometheus={
+            address: PromFacts(prom.source, HttpAnswer(None, "", error), unread=error)
+            for address, prom in facts.prometheus.items()
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        # The error lines live.kube builds for each failure class (kube_error, status_error).
+        "x: cannot reach the Kubernetes API server https://127.0.0.1:1 (NewConnectionError)",
+        "x: the API server rejected the credentials (Unauthorized)",
+        "x: not allowed (forbidden)",
+        "x: the API server answered 503 (etcdserver: request timed out)",
+    ],
+)
+def test_reads_that_failed_judge_nothing(error: str) -> None:
+    state = c.chain(fixed=True)
+    checks = verify_checks(read_manifests([state.path]), _unreadable(facts_of(state), error))
+    judged = [(x.name, x.status, x.evidence) for x in checks if x.status != "skip"]
+    assert judged == [], judged
+    kube_checks = [x for x in checks if x.name not in _PROMETHEUS_CHECKS]
+    assert {x.evidence for x in kube_checks} == {f"could not read: {error}"}
+    assert not any("gpuscale install" in x.fix or "gpuscale deploy" in x.fix for x in checks)
+
+
+_PROMETHEUS_CHECKS = {"trigger query", "kube-state-metrics"}
+
+
+def test_pending_pods_of_a_deployment_not_in_the_cluster_is_not_a_pass() -> None:
+    state = c.chain(fixed=True)
+    facts = facts_of(state)
+    key = f"Deployment/{c.APP_NS}/{c.APP}"
+    gone = Facts(
+        **{**facts.__dict__, "objects": {k: v for k, v in facts.objects.items() if k != key}}
+    )
+    checks = {x.name: x for x in verify_checks(read_manifests([state.path]), gone)}
+    assert (checks["Pending pods"].status, checks["Pending pods"].evidence) == (
+        "skip",
+        "the Deployment is not in the cluster",
+    )
