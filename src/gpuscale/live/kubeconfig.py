@@ -120,11 +120,10 @@ def load_kubeconfig_file(path: Path, *, fix: str = KUBECONFIG_FIX) -> dict[str, 
     try:
         doc = YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None)
+        line, problem = _yaml_error_place(exc, text)
         raise InputError(
             "the kubeconfig is not valid YAML" + (f" ({problem})" if problem else ""),
-            where=f"{path}:{mark.line + 1}" if mark is not None else str(path),
+            where=f"{path}:{line}" if line is not None else str(path),
             fix=fix,
         ) from None
     if doc is None:
@@ -137,6 +136,29 @@ def load_kubeconfig_file(path: Path, *, fix: str = KUBECONFIG_FIX) -> dict[str, 
             fix=fix,
         )
     return doc
+
+
+def _yaml_error_place(exc: YAMLError, text: str) -> tuple[int | None, str | None]:
+    """The 1-based line and the problem of a YAML error: a parser error's mark, or a
+    reader error's character position (ruamel's ``ReaderError``: a control character
+    or other byte YAML does not allow, which has no mark)."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        return int(mark.line) + 1, getattr(exc, "problem", None)
+    position = getattr(exc, "position", None)
+    if isinstance(position, int):
+        character = getattr(exc, "character", None)
+        shown = f"#x{character:04x}" if isinstance(character, int) else repr(character)
+        reason = getattr(exc, "reason", None) or "not allowed"
+        return text.count("\n", 0, position) + 1, f"character {shown}: {reason}"
+    return None, getattr(exc, "problem", None)
+
+
+_KUBECONFIG_KEYS = frozenset(
+    {"apiVersion", "kind", "clusters", "users", "contexts", "current-context", "preferences"}
+)
+"""The top-level keys of a kubeconfig (``clientcmd/api/v1`` ``Config``); a mapping with
+none of them is some other YAML file."""
 
 
 def _contexts(doc: Mapping[str, Any], path: Path) -> list[Mapping[str, Any]]:
@@ -174,6 +196,14 @@ def choose_kubeconfig(
         doc = load_kubeconfig_file(path)
         if doc is None:
             continue
+        if not _KUBECONFIG_KEYS & set(doc):
+            keys = ", ".join(sorted(str(k) for k in doc)[:5])
+            raise InputError(
+                f"the file is YAML but not a kubeconfig (its keys: {keys}; a kubeconfig has "
+                "clusters, users and contexts)",
+                where=str(path),
+                fix=KUBECONFIG_FIX,
+            )
         used.append(path)
         for entry in _contexts(doc, path):
             merged.setdefault(str(entry["name"]), entry)
@@ -185,6 +215,12 @@ def choose_kubeconfig(
     where = used[0] if len(used) == 1 else None
     place = str(where) if where is not None else os.pathsep.join(str(f) for f in files)
     names = ", ".join(sorted(merged))
+    if not used:
+        raise InputError(
+            "the kubeconfig is empty" if len(files) == 1 else "the kubeconfigs are all empty",
+            where=place,
+            fix=KUBECONFIG_FIX,
+        )
     if not merged:
         raise InputError("the kubeconfig has no contexts", where=place, fix=KUBECONFIG_FIX)
     chosen = context or current

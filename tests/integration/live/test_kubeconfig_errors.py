@@ -51,6 +51,12 @@ def _cases(tmp: Path) -> dict[str, tuple[list[str], dict[str, str], list[str]]]:
     dangling.write_text(GOOD.replace("current-context: do-nyc2-demo", "current-context: gone"))
     good = tmp / "good"
     good.write_text(GOOD)
+    control = tmp / "control"
+    control.write_text("apiVersion: v1\nkind: Con\x07fig\n")
+    empty = tmp / "empty"
+    empty.write_text("# nothing here\n")
+    other = tmp / "other-yaml"
+    other.write_text("name: gpu-cluster\nregion: nyc2\n")
     listy = tmp / "listy"
     listy.write_text("- just\n- a list\n")
     missing = tmp / "nope" / "config"
@@ -76,6 +82,17 @@ def _cases(tmp: Path) -> dict[str, tuple[list[str], dict[str, str], list[str]]]:
             [str(missing), "KUBECONFIG"],
         ),
         "bad YAML": ([], {"KUBECONFIG": str(bad_yaml)}, [f"{bad_yaml}:", "not valid YAML"]),
+        "control character": (
+            [],
+            {"KUBECONFIG": str(control)},
+            [f"{control}:2:", "not valid YAML", "#x0007"],
+        ),
+        "empty file": ([], {"KUBECONFIG": str(empty)}, [str(empty), "kubeconfig is empty"]),
+        "YAML but not a kubeconfig": (
+            ["--kubeconfig", str(other)],
+            {},
+            [str(other), "not a kubeconfig", "name, region"],
+        ),
         "not a mapping": (["--kubeconfig", str(listy)], {}, [str(listy), "not a mapping"]),
         "unknown --context": (
             ["--context", "typo"],
@@ -102,6 +119,9 @@ CASE_NAMES = [
     "missing --kubeconfig",
     "KUBECONFIG names no file",
     "bad YAML",
+    "control character",
+    "empty file",
+    "YAML but not a kubeconfig",
     "not a mapping",
     "unknown --context",
     "no current-context",
