@@ -114,7 +114,8 @@ def verify_command(
         open_client=lambda url: open_prometheus(url, timeout_s=15),
     )
     checks = verify_checks(manifest_set, facts, namespace=namespace, prometheus_url=prometheus)
-    failed = any(c.status == "fail" for c in checks)
+    # a check that could not read what it needed has not passed either
+    failed = any(c.status in ("fail", "error") for c in checks)
     if output == "json":
         typer.echo(
             json.dumps(

@@ -102,7 +102,7 @@ __all__ = [
     "verify_targets",
 ]
 
-Status = Literal["pass", "fail", "warn", "skip"]
+Status = Literal["pass", "fail", "warn", "skip", "error"]
 
 KEDA_CRDS = (
     "scaledobjects.keda.sh",
@@ -1114,7 +1114,7 @@ def _read_failed(name: str, subject: str, error: str) -> Check:
     return Check(
         name,
         subject,
-        "skip",
+        "error",
         f"could not read: {error}",
         "see the error; use a context that may read it",
     )
@@ -1280,7 +1280,13 @@ def verify_checks(
     return checks
 
 
-_STYLE = {"pass": "green", "fail": "bold red", "warn": "yellow", "skip": "dim"}
+_STYLE = {
+    "pass": "green",
+    "fail": "bold red",
+    "warn": "yellow",
+    "skip": "dim",
+    "error": "red",
+}
 
 
 def checks_table(checks: Sequence[Check]) -> Table:
@@ -1302,6 +1308,9 @@ def checks_table(checks: Sequence[Check]) -> Table:
 
 
 def summary(checks: Sequence[Check]) -> str:
-    """``12 checks: 10 pass, 1 fail, 1 warn, 0 skip``."""
+    """``12 checks: 10 pass, 1 fail, 1 warn, 0 skip`` (``, 2 error`` when checks could not
+    be made)."""
     counts = {status: sum(1 for c in checks if c.status == status) for status in _STYLE}
+    if not counts["error"]:
+        del counts["error"]
     return f"{len(checks)} checks: " + ", ".join(f"{n} {status}" for status, n in counts.items())

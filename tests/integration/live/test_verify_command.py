@@ -173,7 +173,7 @@ def test_missing_keda_and_a_forbidden_read_are_reported_not_raised(
     by_name = {check["check"]: check for check in doc["checks"]}
     assert by_name["KEDA CRDs"]["status"] == "fail"
     assert by_name["KEDA CRDs"]["fix"].startswith("run gpuscale install")
-    assert by_name["GPU capacity"]["status"] == "skip"
+    assert by_name["GPU capacity"]["status"] == "error"
     assert "nodes is forbidden" in by_name["GPU capacity"]["evidence"]
 
 
@@ -210,7 +210,7 @@ def test_an_unreachable_api_server_is_one_line_not_a_table(
 
 
 @pytest.mark.parametrize("code", [403, 500])
-def test_reads_that_failed_are_skips_with_the_reason_never_verdicts(
+def test_reads_that_failed_are_errors_with_the_reason_never_verdicts(
     code: int, fake_kube: FakeKube, stacks: dict[bool, Stack], capsys: pytest.CaptureFixture[str]
 ) -> None:
     stack = stacks[True]
@@ -226,7 +226,9 @@ def test_reads_that_failed_are_skips_with_the_reason_never_verdicts(
         f"/api/v1/namespaces/{stack.state.prom_ns}/services/prometheus-operated",
     ):
         fake_kube.denied[path] = code
-    _, doc, _ = _verify(capsys, stack.state.path)
+    code_, doc, _ = _verify(capsys, stack.state.path)
+    assert code_ == 1, "checks that could not be made must not pass verify"
+    assert doc["ok"] is False
     said = "not allowed" if code == 403 else "the API server answered 500"
     by_name = {check["check"]: check for check in doc["checks"]}
     for name in (
@@ -241,7 +243,7 @@ def test_reads_that_failed_are_skips_with_the_reason_never_verdicts(
         "Pending pods",
     ):
         check = by_name[name]
-        assert check["status"] == "skip", check
+        assert check["status"] == "error", check
         assert check["evidence"].startswith("could not read: "), check
         assert said in check["evidence"], check
     assert not [check for check in doc["checks"] if check["status"] == "fail"]

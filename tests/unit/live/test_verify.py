@@ -484,14 +484,14 @@ def test_kube_state_metrics_matters_when_the_query_reads_it() -> None:
     assert check_kube_state_metrics("d", empty, query=query, needed=False).status == "warn"
 
 
-def test_a_read_that_failed_is_a_skip_with_the_error() -> None:
+def test_a_read_that_failed_is_an_error_with_the_reason() -> None:
     state = c.chain(fixed=True)
     facts = facts_of(state)
     failed = Facts(
         **{**facts.__dict__, "errors": {"nodes": "nodes: not allowed (nodes is forbidden)"}}
     )
     checks = {x.name: x for x in verify_checks(read_manifests([state.path]), failed)}
-    assert checks["GPU capacity"].status == "skip"
+    assert checks["GPU capacity"].status == "error"
     assert (
         checks["GPU capacity"].evidence == "could not read: nodes: not allowed (nodes is forbidden)"
     )
@@ -538,10 +538,11 @@ def _unreadable(facts: Facts, error: str) -> Facts:
 def test_reads_that_failed_judge_nothing(error: str) -> None:
     state = c.chain(fixed=True)
     checks = verify_checks(read_manifests([state.path]), _unreadable(facts_of(state), error))
-    judged = [(x.name, x.status, x.evidence) for x in checks if x.status != "skip"]
+    judged = [(x.name, x.status, x.evidence) for x in checks if x.status in ("pass", "fail")]
     assert judged == [], judged
     kube_checks = [x for x in checks if x.name not in _PROMETHEUS_CHECKS]
     assert {x.evidence for x in kube_checks} == {f"could not read: {error}"}
+    assert {x.status for x in kube_checks} == {"error"}
     assert not any("gpuscale install" in x.fix or "gpuscale deploy" in x.fix for x in checks)
 
 
