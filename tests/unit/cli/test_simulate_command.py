@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -151,3 +153,19 @@ def test_bad_flags_and_missing_files(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["simulate", str(FIXED), "--trace", str(trace)]) == 2
     assert str(trace) in _one_error_line(capsys)
     assert not list(tmp_path.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o002, 0o664)])
+def test_written_files_follow_the_umask_like_plain_files(
+    tmp_path: Path, umask: int, mode: int
+) -> None:
+    timeline, page = tmp_path / "t.jsonl", tmp_path / "t.html"
+    args = ["simulate", str(FIXED), "--scenario", str(SCENARIO), "--until", "2m"]
+    previous = os.umask(umask)
+    try:
+        assert main([*args, "--timeline", str(timeline), "--report", str(page)]) == 0
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(timeline.stat().st_mode) == mode
+    assert stat.S_IMODE(page.stat().st_mode) == mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.html", "t.jsonl"]
