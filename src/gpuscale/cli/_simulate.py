@@ -141,7 +141,7 @@ def execute(
     elif parsed is not None and parsed.until is not None:
         horizon = parsed.until
     elif raw is not None:
-        horizon = max(raw.span, 1.0)
+        horizon = max(raw.period, 1.0)
     else:
         horizon = 3600.0
     traces = {name: t.tiled(horizon) for name, t in traces.items()}

@@ -169,3 +169,32 @@ def test_written_files_follow_the_umask_like_plain_files(
     assert stat.S_IMODE(timeline.stat().st_mode) == mode
     assert stat.S_IMODE(page.stat().st_mode) == mode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.html", "t.jsonl"]
+
+
+def _request_folder(tmp_path: Path, capacity: str) -> Path:
+    """The fixed tutorial scaled on in-flight requests, its profile given ``capacity``."""
+    folder = tmp_path / "llm"
+    folder.mkdir()
+    (folder / "resources.yaml").write_text(
+        (FIXED / "resources.yaml")
+        .read_text()
+        .replace(
+            'sum(my_custom_gauge{namespace="gpu-demo", service="go-from-configmap"})',
+            'sum(gpuscale_requests_in_flight{namespace="gpu-demo"})',
+        )
+    )
+    (folder / "gpuscale.yaml").write_text((FIXED / "gpuscale.yaml").read_text() + capacity)
+    return folder
+
+
+@pytest.mark.parametrize("speedup", ["1", "4"])
+def test_the_default_until_replays_every_row_of_the_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], speedup: str
+) -> None:
+    folder = _request_folder(tmp_path, "    concurrency: 4\n    service_time: 2s\n")
+    trace = tmp_path / "t.csv"
+    trace.write_text("timestamp\n0\n1.5\n30\n31\n31\n31\n")
+    args = ["simulate", str(folder), "--trace", str(trace), "--speedup", speedup, "-o", "json"]
+    assert main(args) == 0
+    (requests,) = json.loads(capsys.readouterr().out)["summary"]["requests"]
+    assert requests["total"] == 6
