@@ -22,7 +22,13 @@ from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_tr
 from gpuscale.manifests import PROFILE_NAMES
 from gpuscale.profile import Profile
 from gpuscale.report import write_report
-from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
+from gpuscale.sim.inputs import (
+    ProfileLocator,
+    build_inputs,
+    gauges_of,
+    needs_capacity,
+    profile_locator,
+)
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 from gpuscale.units import parse_duration
@@ -32,18 +38,28 @@ __all__ = ["execute", "find_profile"]
 _TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
 
 
-def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str]:
-    """The profile to use and where it came from: ``--profile``, else a ``gpuscale.yaml``
-    in (or beside) the first manifest path that has one, else the built-in defaults."""
+def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str, ProfileLocator]:
+    """The profile to use, where it came from, and where its keys are written: ``--profile``,
+    else a ``gpuscale.yaml`` in (or beside) the first manifest path that has one, else the
+    built-in defaults."""
     if given is not None:
-        return read_profile(given), str(given)
+        return read_profile(given), str(given), _locator(given)
     for path in manifests:
         folder = path if path.is_dir() else path.parent
         for name in PROFILE_NAMES:
             candidate = folder / name
             if candidate.is_file():
-                return read_profile(candidate), str(candidate)
-    return Profile.default(), "defaults (no gpuscale.yaml found)"
+                return read_profile(candidate), str(candidate), _locator(candidate)
+    source = "defaults (no gpuscale.yaml found)"
+    return Profile.default(), source, profile_locator(None, source)
+
+
+def _locator(path: Path) -> ProfileLocator:
+    try:
+        text: str | None = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    return profile_locator(text, str(path))
 
 
 def _duration(text: str, option: str) -> float:
@@ -123,7 +139,7 @@ def execute(
     if not (speedup > 0):
         raise InputError("must be above 0", where="--speedup", fix="e.g. --speedup 2")
     loaded = read_manifests(manifests)
-    chosen, profile_source = find_profile(manifests, profile)
+    chosen, profile_source, locate = find_profile(manifests, profile)
     parsed = None if scenario is None else read_scenario(scenario)
     names = [m.name for m in loaded.by_kind("Deployment", "StatefulSet")]
     inputs = build_inputs(loaded, chosen, namespace=namespace, gauges=gauges_of(parsed, names))
@@ -145,7 +161,7 @@ def execute(
     else:
         horizon = 3600.0
     traces = {name: t.tiled(horizon) for name, t in traces.items()}
-    needs_capacity(parsed, traces, inputs)
+    needs_capacity(parsed, traces, inputs, locate=locate)
     meta: dict[str, Any] = {
         "manifests": [str(p) for p in manifests],
         "profile": profile_source,

@@ -505,6 +505,14 @@ class World:
                         functools.partial(self._record_rate, workload, schedule),
                         priority=Priority.LOAD,
                     )
+            capacity = workload.spec.capacity
+            if capacity.uses_tokens and capacity.service_time_s is None and not source.has_tokens:
+                raise InputError(
+                    f"workload {workload.spec.name} gets requests without token counts but its "
+                    "capacity gives only token rates",
+                    where=f"workload {workload.spec.name}",
+                    fix="give the capacity a service time too, or a load with token counts",
+                )
             workload.router = Router(
                 source,
                 workload.spec.capacity,

@@ -126,7 +126,7 @@ def test_a_trace_replay_carries_its_attribution(
     [
         ("steps:\n  - at: soon\n    set_gauge: {name: g, value: 1}\n", ":2"),
         ("steps:\n  - at: 1s\n    set_gauge: {value: 1}\n", ":3"),
-        ("steps:\n  - at: 1s\n    request_rate: 3\n", "gpuscale.yaml: workloads.go-from-configmap"),
+        ("steps:\n  - at: 1s\n    request_rate: 3\n", f"{FIXED / 'gpuscale.yaml'}:"),
         ("steps: [\n", ":"),
     ],
 )
@@ -198,3 +198,24 @@ def test_the_default_until_replays_every_row_of_the_trace(
     assert main(args) == 0
     (requests,) = json.loads(capsys.readouterr().out)["summary"]["requests"]
     assert requests["total"] == 6
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_a_plain_trace_to_token_rates_names_the_profile_line_and_service_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], given: bool
+) -> None:
+    folder = _request_folder(
+        tmp_path,
+        "    concurrency: 8\n    prefill_tokens_per_second: 8000\n"
+        "    decode_tokens_per_second: 60\n",
+    )
+    profile = folder / "gpuscale.yaml"
+    trace = tmp_path / "plain.csv"
+    trace.write_text("timestamp\n0\n1\n5\n")
+    args = ["simulate", str(folder), "--trace", str(trace), "--timeline", str(tmp_path / "t.jsonl")]
+    assert main([*args, *(["--profile", str(profile)] if given else [])]) == 2
+    line = _one_error_line(capsys)
+    number = profile.read_text().splitlines().index("    prefill_tokens_per_second: 8000") + 1
+    assert line.startswith(f"gpuscale: error: {profile}:{number}: ")
+    assert "service_time" in line
+    assert not (tmp_path / "t.jsonl").exists()
