@@ -29,6 +29,7 @@ from gpuscale.sim.inputs import (
     needs_capacity,
     profile_locator,
 )
+from gpuscale.sim.scenario import RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 from gpuscale.units import parse_duration
@@ -96,6 +97,21 @@ def _trace_target(names: list[str], scaled: list[str], workload: str | None, tra
     )
 
 
+def _one_request_source(scenario: Scenario, names: list[str], target: str) -> None:
+    """Refuse a scenario whose request steps go to the workload the trace feeds: the two
+    would both be its load (its set_gauge steps and until combine with a trace)."""
+    single = names[0] if len(names) == 1 else None
+    for step in scenario.steps:
+        if isinstance(step, RateStep | RampStep) and (step.workload or single) == target:
+            raise InputError(
+                f"--scenario and --trace both send requests to {target}: the scenario's "
+                "request_rate/ramp steps and the trace cannot both be its load",
+                where=f"{scenario.source}:{step.line}" if step.line else scenario.source,
+                fix="give --scenario (rates) or --trace, not both; a scenario of set_gauge "
+                "steps (and until) may go with --trace",
+            )
+
+
 def _print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
     for warning in warnings:
         sys.stderr.write(f"gpuscale: warning: {warning}\n")
@@ -152,6 +168,8 @@ def execute(
         scaled_targets = sorted({s.target for s in inputs.scaled_objects})
         target = _trace_target(names, scaled_targets, workload, trace)
         traces[target] = raw
+        if parsed is not None:
+            _one_request_source(parsed, names, target)
     if until is not None:
         horizon = _duration(until, "--until")
     elif parsed is not None and parsed.until is not None:

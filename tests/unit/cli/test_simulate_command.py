@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import stat
 from pathlib import Path
@@ -219,3 +220,40 @@ def test_a_plain_trace_to_token_rates_names_the_profile_line_and_service_time(
     assert line.startswith(f"gpuscale: error: {profile}:{number}: ")
     assert "service_time" in line
     assert not (tmp_path / "t.jsonl").exists()
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        "  - at: 0s\n    request_rate: 3\n",
+        "  - at: 10s\n    set_gauge: {name: g, value: 1}\n  - at: 1m\n"
+        "    ramp: {from: 0, to: 2, over: 1m}\n    workload: go-from-configmap\n",
+    ],
+)
+def test_request_steps_and_a_trace_for_the_same_workload_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], steps: str
+) -> None:
+    folder = _request_folder(tmp_path, "    concurrency: 4\n    service_time: 2s\n")
+    scenario, trace = tmp_path / "s.yaml", tmp_path / "t.csv"
+    scenario.write_text("steps:\n" + steps)
+    trace.write_text("timestamp\n0\n1\n")
+    args = ["simulate", str(folder), "--scenario", str(scenario), "--trace", str(trace)]
+    assert main(args) == 2
+    line = _one_error_line(capsys)
+    number = 2 if "request_rate" in steps else 4
+    assert line.startswith(f"gpuscale: error: {scenario}:{number}: --scenario and --trace")
+
+
+def test_a_gauge_scenario_combines_with_a_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _request_folder(tmp_path, "    concurrency: 4\n    service_time: 2s\n")
+    scenario, trace = tmp_path / "s.yaml", tmp_path / "t.csv"
+    scenario.write_text("until: 3m\nsteps:\n  - at: 1m\n    set_gauge: {name: g, value: 7}\n")
+    trace.write_text("timestamp\n0\n1\n2\n")
+    args = ["simulate", str(folder), "--scenario", str(scenario), "--trace", str(trace)]
+    assert main([*args, "-o", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (requests,) = document["summary"]["requests"]
+    assert requests["total"] == 3 * math.ceil(180 / 3)
+    assert [r["change"] for r in document["summary"]["reactions"]] == ["g=7"]
