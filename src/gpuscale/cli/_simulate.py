@@ -32,7 +32,7 @@ from gpuscale.sim.inputs import (
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
-from gpuscale.units import parse_duration
+from gpuscale.units import format_duration, parse_duration
 
 __all__ = ["execute", "find_profile"]
 
@@ -112,6 +112,18 @@ def _one_request_source(scenario: Scenario, names: list[str], target: str) -> No
             )
 
 
+def _warn_steps_after(scenario: Scenario, horizon: float) -> None:
+    late = [step for step in scenario.steps if step.at >= horizon]
+    if late:
+        first = late[0]
+        where = f"{scenario.source}:{first.line}" if first.line else scenario.source
+        sys.stderr.write(
+            f"gpuscale: warning: --until {format_duration(horizon)} ends before "
+            f"{len(late)} step(s) of the scenario, the first at {format_duration(first.at)} "
+            f"({where}); they are not run\n"
+        )
+
+
 def _print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
     for warning in warnings:
         sys.stderr.write(f"gpuscale: warning: {warning}\n")
@@ -179,6 +191,8 @@ def execute(
     else:
         horizon = 3600.0
     traces = {name: t.tiled(horizon) for name, t in traces.items()}
+    if parsed is not None:
+        _warn_steps_after(parsed, horizon)
     needs_capacity(parsed, traces, inputs, locate=locate)
     meta: dict[str, Any] = {
         "manifests": [str(p) for p in manifests],

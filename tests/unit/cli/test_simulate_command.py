@@ -257,3 +257,24 @@ def test_a_gauge_scenario_combines_with_a_trace(
     (requests,) = document["summary"]["requests"]
     assert requests["total"] == 3 * math.ceil(180 / 3)
     assert [r["change"] for r in document["summary"]["reactions"]] == ["g=7"]
+
+
+def test_the_rate_before_the_first_step_is_not_a_load_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _request_folder(tmp_path, "    concurrency: 4\n    service_time: 2s\n")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("until: 8m\nsteps:\n  - {at: 5m, request_rate: 2}\n")
+    assert main(["simulate", str(folder), "--scenario", str(scenario), "-o", "json"]) == 0
+    reactions = json.loads(capsys.readouterr().out)["summary"]["reactions"]
+    assert [(r["at"], r["change"]) for r in reactions] == [(300.0, "request_rate=2")]
+
+
+def test_until_before_a_step_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["simulate", str(FIXED), "--scenario", str(SCENARIO), "--until", "30s", "-o", "json"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "warning: --until 30s ends before 1 step(s) of the scenario, the first at 1m" in err
+    assert f"({SCENARIO}:" in err
