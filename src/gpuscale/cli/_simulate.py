@@ -22,28 +22,45 @@ from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_tr
 from gpuscale.manifests import PROFILE_NAMES
 from gpuscale.profile import Profile
 from gpuscale.report import write_report
-from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
+from gpuscale.sim.inputs import (
+    ProfileLocator,
+    build_inputs,
+    gauges_of,
+    needs_capacity,
+    profile_locator,
+)
+from gpuscale.sim.scenario import RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
-from gpuscale.units import parse_duration
+from gpuscale.units import format_duration, parse_duration
 
 __all__ = ["execute", "find_profile"]
 
 _TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
 
 
-def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str]:
-    """The profile to use and where it came from: ``--profile``, else a ``gpuscale.yaml``
-    in (or beside) the first manifest path that has one, else the built-in defaults."""
+def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str, ProfileLocator]:
+    """The profile to use, where it came from, and where its keys are written: ``--profile``,
+    else a ``gpuscale.yaml`` in (or beside) the first manifest path that has one, else the
+    built-in defaults."""
     if given is not None:
-        return read_profile(given), str(given)
+        return read_profile(given), str(given), _locator(given)
     for path in manifests:
         folder = path if path.is_dir() else path.parent
         for name in PROFILE_NAMES:
             candidate = folder / name
             if candidate.is_file():
-                return read_profile(candidate), str(candidate)
-    return Profile.default(), "defaults (no gpuscale.yaml found)"
+                return read_profile(candidate), str(candidate), _locator(candidate)
+    source = "defaults (no gpuscale.yaml found)"
+    return Profile.default(), source, profile_locator(None, source)
+
+
+def _locator(path: Path) -> ProfileLocator:
+    try:
+        text: str | None = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    return profile_locator(text, str(path))
 
 
 def _duration(text: str, option: str) -> float:
@@ -78,6 +95,33 @@ def _trace_target(names: list[str], scaled: list[str], workload: str | None, tra
         where=str(trace),
         fix=f"say which with --workload (one of: {', '.join(names)})",
     )
+
+
+def _one_request_source(scenario: Scenario, names: list[str], target: str) -> None:
+    """Refuse a scenario whose request steps go to the workload the trace feeds: the two
+    would both be its load (its set_gauge steps and until combine with a trace)."""
+    single = names[0] if len(names) == 1 else None
+    for step in scenario.steps:
+        if isinstance(step, RateStep | RampStep) and (step.workload or single) == target:
+            raise InputError(
+                f"--scenario and --trace both send requests to {target}: the scenario's "
+                "request_rate/ramp steps and the trace cannot both be its load",
+                where=f"{scenario.source}:{step.line}" if step.line else scenario.source,
+                fix="give --scenario (rates) or --trace, not both; a scenario of set_gauge "
+                "steps (and until) may go with --trace",
+            )
+
+
+def _warn_steps_after(scenario: Scenario, horizon: float) -> None:
+    late = [step for step in scenario.steps if step.at >= horizon]
+    if late:
+        first = late[0]
+        where = f"{scenario.source}:{first.line}" if first.line else scenario.source
+        sys.stderr.write(
+            f"gpuscale: warning: --until {format_duration(horizon)} ends before "
+            f"{len(late)} step(s) of the scenario, the first at {format_duration(first.at)} "
+            f"({where}); they are not run\n"
+        )
 
 
 def _print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
@@ -123,7 +167,7 @@ def execute(
     if not (speedup > 0):
         raise InputError("must be above 0", where="--speedup", fix="e.g. --speedup 2")
     loaded = read_manifests(manifests)
-    chosen, profile_source = find_profile(manifests, profile)
+    chosen, profile_source, locate = find_profile(manifests, profile)
     parsed = None if scenario is None else read_scenario(scenario)
     names = [m.name for m in loaded.by_kind("Deployment", "StatefulSet")]
     inputs = build_inputs(loaded, chosen, namespace=namespace, gauges=gauges_of(parsed, names))
@@ -136,16 +180,20 @@ def execute(
         scaled_targets = sorted({s.target for s in inputs.scaled_objects})
         target = _trace_target(names, scaled_targets, workload, trace)
         traces[target] = raw
+        if parsed is not None:
+            _one_request_source(parsed, names, target)
     if until is not None:
         horizon = _duration(until, "--until")
     elif parsed is not None and parsed.until is not None:
         horizon = parsed.until
     elif raw is not None:
-        horizon = max(raw.span, 1.0)
+        horizon = max(raw.period, 1.0)
     else:
         horizon = 3600.0
     traces = {name: t.tiled(horizon) for name, t in traces.items()}
-    needs_capacity(parsed, traces, inputs)
+    if parsed is not None:
+        _warn_steps_after(parsed, horizon)
+    needs_capacity(parsed, traces, inputs, locate=locate)
     meta: dict[str, Any] = {
         "manifests": [str(p) for p in manifests],
         "profile": profile_source,

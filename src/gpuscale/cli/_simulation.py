@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,8 +167,10 @@ def write_timeline(path: Path, timeline: Timeline) -> None:
         raise InputError(
             "the directory does not exist", where=str(path), fix="create it or pick another path"
         )
+    temporary = folder / f".{path.name}.{secrets.token_hex(6)}.tmp"
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=folder)
+        # 0o666 through the umask, as a plain open() would (mkstemp would leave 0o600).
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as exc:
         raise InputError(
             f"cannot write here ({exc.strerror})", where=str(path), fix="pick a writable path"
@@ -179,9 +181,11 @@ def write_timeline(path: Path, timeline: Timeline) -> None:
             for record in timeline.records:
                 out.write(encode_record(record) + "\n")
         os.replace(temporary, path)
-    except OSError as exc:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if not isinstance(exc, OSError):
+            raise
         raise InputError(
             f"cannot write the timeline ({exc.strerror})",
             where=str(path),

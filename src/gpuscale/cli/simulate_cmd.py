@@ -86,8 +86,8 @@ def simulate_command(
         typer.Option(
             "--until",
             metavar="DURATION",
-            help="Virtual time to simulate (default: the scenario's until, the trace's span, "
-            "else 1h). A trace shorter than this is repeated.",
+            help="Virtual time to simulate (default: the scenario's until, one pass of the "
+            "trace with every request, else 1h). A trace shorter than this is repeated.",
             show_default=False,
         ),
     ] = None,

@@ -19,6 +19,8 @@ A scenario is a mapping with ``steps`` (and optionally ``until`` and a default
 - ``request_rate``: requests per second from ``at`` on (Poisson arrivals).
 - ``ramp``: the rate goes linearly from ``from`` to ``to`` over ``over``, then holds.
 
+A step at or after ``until`` is an error (it would never act).
+
 Every step may name its ``workload`` (Deployment name); without one, the scenario's
 ``workload`` or, in a one-workload simulation, that workload is meant. Durations take
 ``30s``, ``5m``, ``1h30m`` or seconds. Parsing is pure: the caller reads the file.
@@ -36,7 +38,7 @@ from ruamel.yaml.error import YAMLError
 
 from gpuscale.errors import InputError, ManifestError
 from gpuscale.manifests import parse_yaml
-from gpuscale.units import parse_duration
+from gpuscale.units import format_duration, parse_duration
 
 __all__ = [
     "GaugeStep",
@@ -256,5 +258,16 @@ def parse_scenario(text: str, *, source: str = "<scenario>") -> Scenario:
         _parse_step(item, source, _line(steps_doc, index), default_workload)
         for index, item in enumerate(steps_doc)
     ]
+    if until is not None:
+        for index, step in enumerate(steps):
+            if step.at >= until:
+                raise _fail(
+                    f"the step at {format_duration(step.at)} is not before the scenario's "
+                    f"until ({format_duration(until)}), so it would never act",
+                    source,
+                    _line(steps_doc[index], "at") or step.line,
+                    f"move the step before {format_duration(until)}, or raise until past "
+                    f"{format_duration(step.at)}",
+                )
     ordered = sorted(range(len(steps)), key=lambda i: (steps[i].at, i))
     return Scenario(tuple(steps[i] for i in ordered), until, source)

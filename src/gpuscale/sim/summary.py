@@ -8,10 +8,10 @@ summary applies to a simulated or a live timeline. Definitions:
   previous change (1→2→1→2 has two) — and, when it flaps, the **period**: the median
   time between successive increases of ``spec``.
 - **reactions**: for each load change the scenario made (a gauge set, a request rate or
-  ramp corner; measured trace rates are not load changes), per affected workload, the
-  first later spec change (*to desired*) and the first time after it that ``ready``
-  reached that spec (*to Ready capacity*; for a scale-down, fell to it) — None when it
-  did not happen before the next load change.
+  ramp corner; the rate of 0 before the first step and measured trace rates are not load
+  changes), per affected workload, the first later spec change (*to desired*) and the
+  first time after it that ``ready`` reached that spec (*to Ready capacity*; for a
+  scale-down, fell to it) — None when it did not happen before the next load change.
 - **pending**: pod-seconds with pods Pending (not bound), split by the scheduler's
   FailedScheduling message they had (``not yet scheduled`` before any attempt).
 - **pools**: nodes added and removed (increases and decreases of the node count),
@@ -218,7 +218,7 @@ def _load_changes(records: Sequence[Record]) -> list[tuple[float, str, str | Non
         for key, value in record.load.items():
             if not key.startswith("request_rate:"):
                 continue
-            if previous.get(key) != value:
+            if previous.get(key, 0.0) != value:
                 name = key.split(":", 1)[1]
                 changes.append((record.t, f"request_rate={value:g}", name))
         previous = record.load

@@ -14,7 +14,8 @@ and, when the format has them, the prompt and output token counts. Three formats
 
 :meth:`Trace.scaled` replays faster or slower; :meth:`Trace.tiled` repeats the trace
 back to back until a duration, one tile every ``period`` (by default the trace's span
-plus its mean gap between requests, so the rate stays continuous across the seam).
+plus its mean gap between requests, :attr:`Trace.period`, so the rate stays continuous
+across the seam).
 Arrays are numpy, so tiling the 19k-request conversation trace to 7 days (3.25M
 requests) takes a few tens of milliseconds. Bad input raises :class:`InputError` naming
 ``file:line``. Pure: :func:`gpuscale.inputs.read_trace` reads the file.
@@ -98,6 +99,13 @@ class Trace:
         """Mean seconds between consecutive requests (0 for fewer than two)."""
         return self.span / (len(self) - 1) if len(self) > 1 else 0.0
 
+    @property
+    def period(self) -> float:
+        """Seconds one pass of the trace takes when replayed back to back: its span plus
+        its mean gap (so :meth:`tiled` up to ``n * period`` keeps exactly ``n`` copies, the
+        last request of each included)."""
+        return self.span + self.mean_gap
+
     def scaled(self, speedup: float) -> Trace:
         """The same requests replayed ``speedup`` times faster (0.5 is half speed)."""
         if not (math.isfinite(speedup) and speedup > 0):
@@ -117,7 +125,7 @@ class Trace:
             raise ValueError(f"until must be a non-negative number of seconds, got {until!r}")
         if len(self) == 0:
             return self
-        step = self.span + self.mean_gap if period is None else period
+        step = self.period if period is None else period
         if not (math.isfinite(step) and step > 0):
             raise ValueError(f"tile period must be a positive number of seconds, got {step!r}")
         tiles = max(math.ceil(until / step), 1)

@@ -487,6 +487,16 @@ class World:
             steps = rate_steps.get(workload.spec.key)
             if trace is None and not steps:
                 continue
+            if trace is not None and steps:
+                first = steps[0]
+                assert scenario is not None
+                raise InputError(
+                    f"workload {workload.spec.name} gets requests from both a trace and the "
+                    "scenario's request_rate/ramp steps",
+                    where=f"{scenario.source}:{first.line}" if first.line else scenario.source,
+                    fix="send its requests from one of them (a scenario's set_gauge steps "
+                    "combine with a trace)",
+                )
             if workload.spec.capacity is None:
                 raise InputError(
                     f"workload {workload.spec.name} gets requests but has no capacity",
@@ -505,6 +515,14 @@ class World:
                         functools.partial(self._record_rate, workload, schedule),
                         priority=Priority.LOAD,
                     )
+            capacity = workload.spec.capacity
+            if capacity.uses_tokens and capacity.service_time_s is None and not source.has_tokens:
+                raise InputError(
+                    f"workload {workload.spec.name} gets requests without token counts but its "
+                    "capacity gives only token rates",
+                    where=f"workload {workload.spec.name}",
+                    fix="give the capacity a service time too, or a load with token counts",
+                )
             workload.router = Router(
                 source,
                 workload.spec.capacity,

@@ -22,8 +22,9 @@ from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile
 from gpuscale.manifests import ManifestSet, load_text
 from gpuscale.profile import load_profile_text
-from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
+from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity, profile_locator
 from gpuscale.sim.scenario import parse_scenario
+from gpuscale.sim.traces import parse_trace
 
 ROOT = Path(__file__).resolve().parents[3]
 TUTORIAL = ROOT / "examples" / "tutorial"
@@ -180,7 +181,79 @@ def test_requests_to_a_workload_without_capacity_name_the_profile_key() -> None:
     scenario = parse_scenario("steps:\n  - at: 0s\n    request_rate: 3\n", source="s.yaml")
     with pytest.raises(InputError) as caught:
         needs_capacity(scenario, {}, inputs)
-    assert caught.value.where == "gpuscale.yaml: workloads.go-from-configmap"
+    assert caught.value.where == "the profile"
+    assert "workloads.go-from-configmap" in caught.value.message
+    profile = TUTORIAL / "gpuscale.yaml"
+    locate = profile_locator(profile.read_text(), str(profile))
+    with pytest.raises(InputError) as caught:
+        needs_capacity(scenario, {}, inputs, locate=locate)
+    line = _line_of(profile, "  go-from-configmap:")
+    assert caught.value.where == f"{profile}:{line}"
+    assert "workloads.go-from-configmap.service_time" in (caught.value.fix or "")
+
+
+def _line_of(path: Path, prefix: str) -> int:
+    lines = path.read_text().splitlines()
+    return next(n for n, text in enumerate(lines, start=1) if text.startswith(prefix))
+
+
+TOKENS_ONLY = (
+    "workloads:\n  go-from-configmap:\n    concurrency: 4\n"
+    "    prefill_tokens_per_second: 8000\n    decode_tokens_per_second: 60\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "trace", "reason"),
+    [
+        (None, "timestamp\n0\n1\n", "the trace t.csv, which has no token columns"),
+        ("steps:\n  - {at: 0s, request_rate: 2}\n", None, "request steps (s.yaml:2)"),
+        ("steps:\n  - {at: 0s, ramp: {from: 0, to: 2, over: 1m}}\n", None, "(s.yaml:2)"),
+    ],
+)
+def test_token_rates_alone_cannot_serve_requests_without_tokens(
+    scenario: str | None, trace: str | None, reason: str
+) -> None:
+    inputs = build_inputs(
+        read_manifests([TUTORIAL]),
+        load_profile_text(TOKENS_ONLY, "p.yaml"),
+        namespace="kube-system",
+    )
+    parsed = None if scenario is None else parse_scenario(scenario, source="s.yaml")
+    traces = {} if trace is None else {"go-from-configmap": parse_trace(trace, source="t.csv")}
+    with pytest.raises(InputError) as caught:
+        needs_capacity(parsed, traces, inputs, locate=profile_locator(TOKENS_ONLY, "p.yaml"))
+    assert caught.value.where == "p.yaml:4"
+    assert reason in caught.value.message
+    assert "workloads.go-from-configmap.service_time" in (caught.value.fix or "")
+    assert "\n" not in caught.value.one_line()
+
+
+@pytest.mark.parametrize("extra", ["    service_time: 2s\n", "    requests_per_second: 2\n"])
+def test_token_rates_with_a_service_time_serve_requests_without_tokens(extra: str) -> None:
+    text = TOKENS_ONLY + extra
+    inputs = build_inputs(
+        read_manifests([TUTORIAL]), load_profile_text(text, "p.yaml"), namespace="kube-system"
+    )
+    trace = parse_trace("timestamp\n0\n1\n", source="t.csv")
+    needs_capacity(None, {"go-from-configmap": trace}, inputs)
+    tokens = parse_trace("timestamp,prompt_tokens,output_tokens\n0,10,10\n", source="t.csv")
+    token_inputs = build_inputs(
+        read_manifests([TUTORIAL]),
+        load_profile_text(TOKENS_ONLY, "p.yaml"),
+        namespace="kube-system",
+    )
+    needs_capacity(None, {"go-from-configmap": tokens}, token_inputs)
+
+
+def test_the_profile_locator_falls_back_to_the_nearest_written_key() -> None:
+    locate = profile_locator(TOKENS_ONLY, "p.yaml")
+    assert locate(("workloads", "go-from-configmap", "concurrency")) == "p.yaml:3"
+    assert locate(("workloads", "go-from-configmap", "service_time")) == "p.yaml:2"
+    assert locate(("workloads", "other")) == "p.yaml:1"
+    assert locate(("hpa", "tolerance")) == "p.yaml"
+    assert profile_locator(None, "defaults")(("workloads", "x")) == "defaults"
+    assert profile_locator("a: [\n", "bad.yaml")(("a",)) == "bad.yaml"
 
 
 def test_gauges_of_a_scenario_per_workload() -> None:

@@ -57,6 +57,13 @@ def test_a_bare_list_and_pods_all() -> None:
         ("steps:\n  - at: 1s\n    ramp: {from: 0, to: 1, over: 0s}\n", "s.yaml:3", "longer"),
         ("steps:\n  - at: 1s\n    ramp: {from: 0, to: 1}\n", "s.yaml:3", "needs 'over'"),
         ("until: 0s\nsteps: []\n", "s.yaml:1", "until"),
+        (
+            "until: 20m\nsteps:\n  - {at: 0s, request_rate: 1}\n  - workload: w\n"
+            "    at: 30m\n    request_rate: 2\n",
+            "s.yaml:5",
+            r"the step at 30m is not before the scenario's until \(20m\)",
+        ),
+        ("steps:\n  - {at: 20m, request_rate: 1}\nuntil: 20m\n", "s.yaml:2", "not before"),
         ("steps: []\n", "s.yaml:1", "non-empty"),
         ("steps:\n  - at: 1s\n   request_rate: [\n", "s.yaml:3", "not valid YAML"),
     ],

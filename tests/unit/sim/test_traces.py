@@ -88,6 +88,24 @@ def test_scaling_and_tiling_keep_the_rate_continuous() -> None:
         trace.tiled(10.0, period=0.0)
 
 
+@pytest.mark.parametrize(
+    ("text", "copies"),
+    [
+        ("timestamp\n0\n1\n2\n3\n", 1),
+        ("timestamp\n0\n1\n4\n4\n4\n", 1),  # ties at the end, as in the Mooncake trace
+        ("timestamp\n0\n0.25\n7.5\n", 3),
+    ],
+)
+def test_tiling_to_whole_periods_keeps_every_row(text: str, copies: int) -> None:
+    trace = parse_trace(text)
+    assert trace.period == trace.span + trace.mean_gap
+    for speedup in (1.0, 3.0):
+        scaled = trace.scaled(speedup)
+        tiled = scaled.tiled(copies * scaled.period)
+        assert len(tiled) == copies * len(trace)
+        assert tiled.offsets[-1] == pytest.approx((copies - 1) * scaled.period + scaled.span)
+
+
 def test_read_trace_reports_missing_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "trace.csv"
     path.write_text(AZURE)
@@ -100,6 +118,7 @@ def test_read_trace_reports_missing_files(tmp_path) -> None:  # type: ignore[no-
 def test_the_conversation_trace_tiles_to_a_week() -> None:
     trace = read_trace(SHARED)
     assert len(trace) == 19366
+    assert len(trace.tiled(trace.period)) == 19366
     week = trace.tiled(7 * 86400)
     assert 3_300_000 < len(week) < 3_400_000
     assert np.all(np.diff(week.offsets) >= 0)

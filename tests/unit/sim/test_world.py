@@ -322,3 +322,30 @@ def test_scenario_steps_must_name_a_known_workload() -> None:
     rates = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n")
     with pytest.raises(InputError, match="has no capacity"):
         Simulation(tutorial_spec(), metrics=PromQLBackend(), load=LoadSpec(scenario=rates))
+
+
+def test_token_rates_alone_are_refused_for_requests_without_tokens() -> None:
+    from dataclasses import replace
+
+    from gpuscale.errors import InputError
+    from gpuscale.sim.specs import RequestCapacity
+
+    llm = llm_workload()
+    tokens = RequestCapacity(concurrency=2, prefill_tokens_per_s=1000.0, decode_tokens_per_s=50.0)
+    spec = SimulationSpec((replace(llm, capacity=tokens),), (gpu_pool(), cpu_pool()))
+    rates = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n")
+    with pytest.raises(InputError, match="without token counts"):
+        Simulation(spec, metrics=PromQLBackend(), load=LoadSpec(scenario=rates))
+
+
+def test_a_trace_and_rate_steps_for_one_workload_are_refused() -> None:
+    from gpuscale.errors import InputError
+    from gpuscale.sim.traces import parse_trace
+
+    spec = SimulationSpec((llm_workload(),), (gpu_pool(), cpu_pool()))
+    rates = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n", source="s.yaml")
+    trace = parse_trace("timestamp\n0\n1\n")
+    load = LoadSpec(scenario=rates, traces={llm_workload().name: trace})
+    with pytest.raises(InputError, match="both a trace and the scenario") as caught:
+        Simulation(spec, metrics=PromQLBackend(), load=load)
+    assert caught.value.where == "s.yaml:2"
