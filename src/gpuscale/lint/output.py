@@ -18,12 +18,14 @@ from __future__ import annotations
 import json
 import posixpath
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import PurePath, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from rich.console import Console
+from rich.console import COLOR_SYSTEMS, Console
+from rich.control import strip_control_codes
+from rich.style import Style
 from rich.text import Text
 
 from gpuscale import __version__
@@ -86,36 +88,65 @@ def _wrapped(text: str, width: int, indent: str) -> str:
     )
 
 
+def _painter(console: Console) -> Callable[[str, str], str]:
+    """``paint(text, style)``: ``text`` in ANSI ``style`` on a console with colour, else as is.
+
+    Text output is plain strings written in one go: rich's per-line layout (wrapping,
+    cell widths) cost more than the linting itself on large sets, and the text is already
+    wrapped here. Each line is painted on its own, as rich does, so pagers keep the style.
+    """
+    system = console.color_system
+    if system is None:
+        return lambda text, _style: text
+    color_system = COLOR_SYSTEMS[system]
+    styles: dict[str, Style] = {}
+
+    def paint(text: str, style: str) -> str:
+        if style not in styles:
+            parsed = Style.parse(style)
+            styles[style] = parsed.without_color if console.no_color else parsed
+        rendered = styles[style]
+        return "\n".join(
+            rendered.render(line, color_system=color_system, legacy_windows=console.legacy_windows)
+            if line
+            else line
+            for line in text.split("\n")
+        )
+
+    return paint
+
+
 def print_text(report: LintReport, console: Console) -> None:
     """Print the report for people: grouped by file, each finding with why and fix.
 
-    Message and why are wrapped to the console's width; the fix is printed as is
-    (soft-wrapped), so it can be copied into a manifest.
+    Message and why are wrapped to the console's width; the fix is printed as is, so it
+    can be copied into a manifest. Colour only when the console has it (a terminal).
     """
-    current: str | None = None
+    paint = _painter(console)
     width = console.width
+    current: str | None = None
+    out: list[str] = []
     for finding in report.findings:
         if finding.location.file != current:
             current = finding.location.file
-            console.print(Text(current, style="bold underline"))
-        header = Text("  ")
-        header.append(f"{finding.location.line}:{finding.location.column}", style="bold")
-        header.append("  ")
-        header.append(finding.severity.value, style=_STYLES[finding.severity])
-        header.append("  ")
-        header.append(finding.rule, style="magenta")
-        header.append(f"  {finding.object}", style="dim")
-        console.print(header, soft_wrap=True)
-        console.print(Text(_wrapped(finding.message, width, "    ")))
-        why = _wrapped(f"why: {finding.why}", width, "    ")
-        console.print(Text(why[:8], style="bold") + Text(why[8:]))
-        console.print(Text("    fix:", style="bold"))
-        console.print(_snippet(finding.fix, "      "), soft_wrap=True)
-        console.print()
-    for note in report.notes:
-        console.print(Text(f"note: {note}", style="yellow"), soft_wrap=True)
+            out.append(paint(strip_control_codes(current), "bold underline"))
+        location = f"{finding.location.line}:{finding.location.column}"
+        severity = paint(finding.severity.value, _STYLES[finding.severity])
+        out.append(
+            f"  {paint(location, 'bold')}  {severity}  {paint(finding.rule, 'magenta')}"
+            + paint(strip_control_codes(f"  {finding.object}"), "dim")
+        )
+        out.append(strip_control_codes(_wrapped(finding.message, width, "    ")))
+        why = strip_control_codes(_wrapped(f"why: {finding.why}", width, "    "))
+        out.append(paint(why[:8], "bold") + why[8:])
+        out.append(paint("    fix:", "bold"))
+        out.append(paint(strip_control_codes(textwrap.indent(finding.fix, "      ")), "green"))
+        out.append("")
+    out.extend(paint(strip_control_codes(f"note: {note}"), "yellow") for note in report.notes)
     style = "bold red" if report.failed or report.nothing_ran else "bold green"
-    console.print(Text(_summary(report), style=style), soft_wrap=True)
+    out.append(paint(_summary(report), style))
+    console.file.write("\n".join(out) + "\n")
+    console.file.flush()
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -226,3 +227,39 @@ def test_text_fixes_are_verbatim_and_lines_have_no_trailing_spaces() -> None:
     query_line = next(line for line in pending.fix.splitlines() if "query:" in line)
     assert len(query_line) > 100
     assert f"      {query_line}" in lines
+
+
+def test_text_does_not_lay_out_findings_with_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text output is pre-wrapped strings: rich's per-line layout (Text.wrap, cell widths)
+    cost more than linting 1,000 manifests (docs/benchmarks/lint.md)."""
+    from rich.text import Text
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("rich laid out a finding")
+
+    monkeypatch.setattr(Text, "wrap", refuse)
+    monkeypatch.setattr(Text, "__rich_console__", refuse)
+    report = _report()
+    console, buffer = _console()
+    print_text(report, console)
+    assert buffer.getvalue().count("    fix:") == len(report.findings)
+
+
+def test_text_on_a_terminal_is_styled_line_by_line() -> None:
+    report = _report()
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=80, force_terminal=True, color_system="standard")
+    print_text(report, console)
+    out = buffer.getvalue()
+    lines = out.splitlines()
+    assert lines[0] == "\x1b[1;4m" + FILE + "\x1b[0m"
+    assert "\x1b[1;31merror\x1b[0m" in out
+    assert "\x1b[35mquery-divides-by-replicas\x1b[0m" in out
+    why = next(line for line in lines if "why:" in line)
+    # Only the label is bold; the paragraph after it is plain.
+    assert why.startswith("\x1b[1m    why:\x1b[0m ")
+    assert not why.endswith("\x1b[0m")
+    assert all(line.count("\x1b[32m") <= 1 for line in lines)
+    plain = io.StringIO()
+    print_text(report, Console(file=plain, width=80, no_color=True, highlight=False))
+    assert re.sub(r"\x1b\[[0-9;]*m", "", out) == plain.getvalue()
