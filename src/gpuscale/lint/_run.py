@@ -17,6 +17,7 @@ rule could run exits 2, so it never passes for a clean result.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -200,8 +201,37 @@ def _deferred(found: list[tuple[Finding, bool]]) -> list[tuple[Finding, bool]]:
     ]
 
 
+_DIRECTIVE = re.compile(r"gpuscale:\s*ignore\b")
+"""Where a suppression comment starts; what follows must be ``[slug, ...]``."""
+
+
+def _unknown_slug(place: str, slug: str) -> str:
+    close = difflib.get_close_matches(slug, REGISTRY, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return (
+        f"{place}: unknown rule {slug!r} in a suppression comment; it suppresses nothing "
+        f"({hint}`gpuscale lint --list` prints every rule's slug)"
+    )
+
+
+def _comment_notes(place: str, text: str) -> list[str]:
+    """Notes for one comment: unknown slugs, and ``gpuscale: ignore`` without ``[slug]``."""
+    notes = []
+    for start in _DIRECTIVE.finditer(text):
+        match = IGNORE_COMMENT.match(text, start.start())
+        slugs = [part.strip() for part in match.group(1).split(",")] if match else []
+        if not any(slugs):
+            notes.append(
+                f"{place}: a suppression comment without rules suppresses nothing; name them: "
+                "# gpuscale: ignore[slug, ...] (`gpuscale lint --list` prints the slugs)"
+            )
+        notes += [_unknown_slug(place, slug) for slug in slugs if slug and slug not in REGISTRY]
+    return notes
+
+
 def _unknown_slugs(objects: Iterable[Manifest]) -> list[str]:
-    """``file:line: ...`` notes for suppression comments naming slugs that are not rules."""
+    """``file:line: ...`` notes for suppression comments that suppress nothing: slugs that
+    are not rules, and ``gpuscale: ignore`` without ``[slug, ...]`` (or with ``[]``)."""
     notes = []
     seen: set[str] = set()
     for obj in objects:
@@ -209,12 +239,7 @@ def _unknown_slugs(objects: Iterable[Manifest]) -> list[str]:
             continue
         seen.add(obj.file)
         for line, text in sorted(obj.comments.items()):
-            for match in IGNORE_COMMENT.finditer(text):
-                for slug in (part.strip() for part in match.group(1).split(",")):
-                    if slug and slug not in REGISTRY:
-                        notes.append(
-                            f"{obj.file}:{line}: unknown rule {slug!r} in a suppression comment"
-                        )
+            notes += _comment_notes(f"{obj.file}:{line}", text)
     return notes
 
 

@@ -151,6 +151,26 @@ def test_a_comment_without_slugs_suppresses_nothing() -> None:
     assert "cooldown-has-no-effect" in _rules(text)
 
 
+@pytest.mark.parametrize(
+    "comment",
+    ["# gpuscale: ignore", "# gpuscale: ignore[]", "# gpuscale:ignore(cooldown-has-no-effect)"],
+)
+def test_a_comment_without_slugs_is_noted_with_its_line(comment: str) -> None:
+    text = BASE.replace("cooldownPeriod: 30", f"cooldownPeriod: 30  {comment}")
+    report = run_lint(load_text(text, "m.yaml"), None, LintOptions())
+    line = line_of(text, "cooldownPeriod:")
+    assert report.notes == (
+        f"m.yaml:{line}: a suppression comment without rules suppresses nothing; name them: "
+        "# gpuscale: ignore[slug, ...] (`gpuscale lint --list` prints the slugs)",
+    )
+    assert not report.suppressed
+
+
+def test_a_comment_that_mentions_gpuscale_otherwise_is_not_noted() -> None:
+    text = BASE.replace("cooldownPeriod: 30", "cooldownPeriod: 30  # gpuscale: ignores nothing")
+    assert run_lint(load_text(text, "m.yaml"), None, LintOptions()).notes == ()
+
+
 def test_suppressed_findings_are_counted_and_unknown_slugs_noted() -> None:
     text = BASE.replace(
         "cooldownPeriod: 30", "cooldownPeriod: 30  # gpuscale: ignore[cooldown-has-no-effect,typo]"
@@ -158,7 +178,21 @@ def test_suppressed_findings_are_counted_and_unknown_slugs_noted() -> None:
     report = run_lint(load_text(text, "m.yaml"), None, LintOptions())
     assert [f.rule for f in report.suppressed] == ["cooldown-has-no-effect"]
     line = line_of(text, "cooldownPeriod:")
-    assert report.notes == (f"m.yaml:{line}: unknown rule 'typo' in a suppression comment",)
+    assert report.notes == (
+        f"m.yaml:{line}: unknown rule 'typo' in a suppression comment; it suppresses nothing "
+        "(`gpuscale lint --list` prints every rule's slug)",
+    )
+
+
+def test_a_misspelled_slug_in_a_comment_names_the_closest_rule() -> None:
+    text = BASE.replace(
+        "cooldownPeriod: 30", "cooldownPeriod: 30  # gpuscale:ignore[cooldown-has-no-efect]"
+    )
+    report = run_lint(load_text(text, "m.yaml"), None, LintOptions())
+    assert "cooldown-has-no-effect" in {f.rule for f in report.findings}
+    assert len(report.notes) == 1
+    assert "unknown rule 'cooldown-has-no-efect'" in report.notes[0]
+    assert "did you mean 'cooldown-has-no-effect'?" in report.notes[0]
 
 
 def test_a_hash_inside_a_value_is_not_a_directive() -> None:
