@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import enum
 import gc
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import Annotated, TextIO
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 
@@ -30,7 +31,13 @@ from gpuscale.cli.main import app
 from gpuscale.errors import InputError, ManifestError
 from gpuscale.lint import DEFAULT_NAMESPACE, Severity
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 __all__ = ["LintArgs", "OutputFormat", "execute", "lint"]
+
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+"""A namespace name: an RFC 1123 (DNS-1123) label, as Kubernetes validates it."""
 
 
 class OutputFormat(enum.StrEnum):
@@ -73,36 +80,37 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
     from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.lint import LintOptions, parse_slugs, run_lint  # noqa: PLC0415
     from gpuscale.lint.output import (  # noqa: PLC0415
-        explain,
-        print_catalogue,
-        print_explanation,
         print_text,
         render_json,
         render_sarif,
     )
 
     console = Console(file=stdout, highlight=False)
-    if args.list_rules:
-        print_catalogue(console)
-        return 0
-    if args.explain is not None:
-        entry = explain(args.explain)
-        if entry is None:
-            raise InputError(
-                f"unknown rule {args.explain}",
-                where="--explain",
-                fix="`gpuscale lint --list` prints every rule's slug",
-            )
-        print_explanation(entry, console)
-        return 0
+    if args.list_rules or args.explain is not None:
+        return _catalogue(args, console, stdout)
     if not args.paths:
         raise InputError(
             "no manifests given", where="PATH", fix="gpuscale lint k8s/ (or - for stdin)"
         )
+    if not _DNS_LABEL.fullmatch(args.namespace) or len(args.namespace) > 63:
+        raise InputError(
+            f"{args.namespace!r} is not a valid namespace",
+            where="--namespace",
+            fix="use at most 63 lower-case letters, digits and '-', starting and ending with "
+            "a letter or digit (a DNS-1123 label)",
+        )
     from gpuscale.cli._profile_input import optional_profile  # noqa: PLC0415
 
+    select = parse_slugs(args.select, flag="--select") if args.select else None
+    if select is not None and not select:
+        raise InputError(
+            "names no rule, so nothing would be checked",
+            where="--select",
+            fix="name at least one rule (`gpuscale lint --list` prints them), or leave "
+            "--select out to run every rule",
+        )
     options = LintOptions(
-        select=parse_slugs(args.select, flag="--select") if args.select else None,
+        select=select,
         ignore=parse_slugs(args.ignore, flag="--ignore"),
         fail_on=args.fail_on,
         namespace=args.namespace,
@@ -129,6 +137,50 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
     else:
         print_text(report, console)
     return report.exit_code
+
+
+def _catalogue(args: LintArgs, console: Console, stdout: TextIO) -> int:
+    """``--list`` and ``--explain SLUG``: the catalogue or one rule, as text or JSON."""
+    from gpuscale.lint.output import (  # noqa: PLC0415
+        explain,
+        print_catalogue,
+        print_explanation,
+        render_catalogue_json,
+    )
+
+    flag = "--list" if args.list_rules else "--explain"
+    if args.list_rules and args.explain is not None:
+        raise InputError("--list and --explain are exclusive", where=flag, fix="use one of them")
+    if args.paths:
+        raise InputError(
+            f"takes no manifests, got {' '.join(args.paths)}",
+            where=flag,
+            fix=f"run `gpuscale lint {' '.join(args.paths)}` and `gpuscale lint {flag}"
+            f"{' ' + args.explain if args.explain else ''}` separately",
+        )
+    if args.output is OutputFormat.SARIF:
+        raise InputError(
+            "prints text or JSON, not SARIF",
+            where=flag,
+            fix="use -o json (a SARIF log of a lint run carries the catalogue too)",
+        )
+    entries = None
+    if args.explain is not None:
+        entry = explain(args.explain)
+        if entry is None:
+            raise InputError(
+                f"unknown rule {args.explain}",
+                where="--explain",
+                fix="`gpuscale lint --list` prints every rule's slug",
+            )
+        entries = [entry]
+    if args.output is OutputFormat.JSON:
+        stdout.write(render_catalogue_json(entries))
+    elif entries:
+        print_explanation(entries[0], console)
+    else:
+        print_catalogue(console)
+    return 0
 
 
 @app.command("lint")

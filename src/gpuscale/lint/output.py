@@ -36,6 +36,7 @@ from gpuscale.lint.rules import catalogue
 from gpuscale.manifests import STDIN
 
 __all__ = [
+    "CATALOGUE_SCHEMA_ID",
     "JSON_SCHEMA_ID",
     "SARIF_SCHEMA_URI",
     "artifact_uri",
@@ -44,6 +45,7 @@ __all__ = [
     "print_catalogue",
     "print_explanation",
     "print_text",
+    "render_catalogue_json",
     "render_json",
     "render_sarif",
 ]
@@ -319,6 +321,32 @@ def print_catalogue(console: Console, rules: Iterable[Rule] | None = None) -> No
         console.print(row, soft_wrap=True)
         for line in lines[1:]:
             console.print(Text(f"{indent}{line}"), soft_wrap=True)
+
+
+CATALOGUE_SCHEMA_ID = "gpuscale.lint-rules/v1"
+
+
+def render_catalogue_json(rules: Iterable[Rule] | None = None) -> str:
+    """The catalogue as JSON (``gpuscale lint --list -o json``; with ``--explain SLUG``, that
+    one rule): schema ``gpuscale.lint-rules/v1``, one object a rule, fields only ever added."""
+    entries = list(rules if rules is not None else catalogue())
+    document = {
+        "schema": CATALOGUE_SCHEMA_ID,
+        "tool": {"name": "gpuscale", "version": __version__},
+        "rules": [
+            {
+                "rule": entry.slug,
+                "severity": entry.severity.value,
+                "title": entry.title,
+                "requires": entry.requires or None,
+                "explanation": entry.explanation,
+                "example": entry.example,
+                "fix": entry.fix,
+            }
+            for entry in entries
+        ],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
 def explain(slug: str) -> Rule | None:

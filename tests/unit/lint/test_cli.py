@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from gpuscale.cli.main import COMMAND_MODULES, main
+from gpuscale.lint import catalogue
 from tests.unit.lint.conftest import EXAMPLES, line_of
 
 TUTORIAL = EXAMPLES / "tutorial" / "resources.yaml"
@@ -151,6 +152,14 @@ def test_list_and_explain(workdir: Path, capsys: pytest.CaptureFixture[str]) -> 
         (("blank.yaml",), "blank.yaml: no objects found (fix: check the paths hold manifests)"),
         (("/dev/null",), "/dev/null: no objects found"),
         (("comments.yaml", "-o", "json"), "comments.yaml: no objects found"),
+        (("k8s/nested", "--select", ""), "--select: names no rule"),
+        (("k8s/nested", "--select", " , "), "--select: names no rule"),
+        (("k8s/nested", "-n", "Bad_NS"), "--namespace: 'Bad_NS' is not a valid namespace"),
+        (("k8s/nested", "-n", "a" * 64), "is not a valid namespace"),
+        (("--explain", "query-unscoped", "k8s"), "--explain: takes no manifests, got k8s"),
+        (("--list", "k8s"), "--list: takes no manifests, got k8s"),
+        (("--list", "-o", "sarif"), "--list: prints text or JSON, not SARIF"),
+        (("--list", "--explain", "query-unscoped"), "--list and --explain are exclusive"),
     ],
 )
 def test_input_errors_exit_2_with_one_line(
@@ -292,3 +301,26 @@ def test_schema_problems_fail_the_command(
     assert code == 1
     assert finding["location"]["line"] == line_of(text, "replicas: two")
     assert finding["message"] == "spec.replicas: expected an integer, got 'two'"
+
+
+def test_a_namespace_at_the_label_limit_is_accepted(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(capsys, "k8s/nested", "-n", "a" * 63, "-o", "json")
+    assert code == 0, err
+
+
+def test_list_and_explain_honour_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "--list", "-o", "json")
+    assert code == 0
+    document = json.loads(out)
+    assert document["schema"] == "gpuscale.lint-rules/v1"
+    assert [r["rule"] for r in document["rules"]] == [r.slug for r in catalogue()]
+    flaps = next(r for r in document["rules"] if r["rule"] == "flaps-under-steady-load")
+    assert flaps["requires"] == "simulator"
+    code, out, _ = _run(capsys, "--explain", "query-unscoped", "-o", "json")
+    assert code == 0
+    (entry,) = json.loads(out)["rules"]
+    assert entry["rule"] == "query-unscoped"
+    assert entry["requires"] is None
+    assert entry["fix"]
