@@ -37,14 +37,18 @@ if TYPE_CHECKING:
 __all__ = ["read_manifests", "read_profile", "read_scenario", "read_trace"]
 
 _YAML_SUFFIXES = (".yaml", ".yml")
+_KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml")
+"""Kustomize's build files (``kind: Kustomization``): they list manifests, they are not
+one; ``kustomize build DIR | gpuscale lint -`` lints what they produce."""
 
 
 def read_manifests(paths: Sequence[str | Path], *, stdin: TextIO | None = None) -> ManifestSet:
     """Every manifest in ``paths``, in the order given.
 
     A path may be a file (any name), a directory (its ``*.yaml``/``*.yml`` files,
-    recursively, in sorted order, skipping hidden entries and the profile
-    ``gpuscale.yaml``, which is not a manifest), or ``-`` for ``stdin``.
+    recursively, in sorted order, skipping hidden entries, the profile
+    ``gpuscale.yaml`` and kustomize's ``kustomization.yaml``, which are not manifests), or
+    ``-`` for ``stdin``. A file named explicitly is read whatever its name.
     Raises :class:`ManifestError` for a missing path, an unreadable or non-UTF-8 file,
     a directory with no manifests, or YAML that does not parse.
     """
@@ -111,13 +115,18 @@ def _expand(path: Path) -> Iterable[Path]:
             if candidate.suffix in _YAML_SUFFIXES
             and candidate.is_file()
             and candidate.name not in PROFILE_NAMES
+            and candidate.name not in _KUSTOMIZATIONS
             and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
         )
         if not found:
+            kustomized = any((path / name).is_file() for name in _KUSTOMIZATIONS)
             raise ManifestError(
-                "the directory holds no *.yaml or *.yml files",
+                "the directory holds no *.yaml or *.yml files"
+                + (" besides its kustomization.yaml" if kustomized else ""),
                 where=str(path),
-                fix="point at the directory with the manifests, or at the files themselves",
+                fix="kustomize build DIR | gpuscale lint -"
+                if kustomized
+                else "point at the directory with the manifests, or at the files themselves",
             )
         return found
     if not path.exists():

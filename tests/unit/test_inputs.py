@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from gpuscale.errors import InputError, ProfileError
-from gpuscale.inputs import read_profile, read_scenario, read_trace
+from gpuscale.errors import InputError, ManifestError, ProfileError
+from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_trace
 
 READERS: dict[str, tuple[Callable[[Path], Any], type[InputError], str]] = {
     "profile": (read_profile, ProfileError, "no such file"),
@@ -50,3 +50,34 @@ def test_a_good_profile_is_read_and_named_in_its_errors(tmp_path: Path) -> None:
     bad.write_text("prometheus:\n  scrape_interval: soon\n", encoding="utf-8")
     with pytest.raises(ProfileError, match=rf"^{bad}:2"):
         read_profile(bad)
+
+
+KUSTOMIZATION = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - app.yaml
+"""
+SERVICE = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"
+
+
+@pytest.mark.parametrize("name", ["kustomization.yaml", "kustomization.yml"])
+def test_a_directory_s_kustomization_is_not_read_as_a_manifest(tmp_path: Path, name: str) -> None:
+    # kustomize's build file lists manifests (kubectl's kustomize, `kustomization.yaml`);
+    # linting it as one made `kind: Kustomization` a schema error.
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "app.yaml").write_text(SERVICE)
+    (tmp_path / name).write_text(KUSTOMIZATION)
+    (tmp_path / "nested" / name).write_text(KUSTOMIZATION.replace("- app.yaml", "- ../app.yaml"))
+    assert [m.kind for m in read_manifests([tmp_path])] == ["Service"]
+    # Named explicitly, it is read like any file.
+    assert [m.kind for m in read_manifests([tmp_path / name])] == ["Kustomization"]
+
+
+def test_a_directory_with_only_a_kustomization_says_how_to_lint_it(tmp_path: Path) -> None:
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION)
+    with pytest.raises(ManifestError) as caught:
+        read_manifests([tmp_path])
+    message = str(caught.value)
+    assert "besides its kustomization.yaml" in message
+    assert "kustomize build DIR | gpuscale lint -" in message
