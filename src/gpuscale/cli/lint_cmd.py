@@ -8,7 +8,9 @@ profile as ``deploy``, ``verify``, ``install`` and ``watch`` do (``--profile``, 
 schema validation on, and prints the report as text, JSON or SARIF. Exit codes: 0 when no
 finding is at or above ``--fail-on`` (default ``error``), 1 when one is, 2 for usage or
 input errors (a bad flag, a missing file, a manifest or profile that does not parse, no
-objects to lint, selected rules none of which can run).
+objects to lint, selected rules none of which can run, a ``--select`` that names no rule,
+a ``--namespace`` that is not a DNS-1123 label, manifests given with ``--list`` or
+``--explain``, which print the catalogue as text or JSON and lint nothing).
 
 The option types (:class:`~gpuscale.lint.Severity`) come from two small modules of
 :mod:`gpuscale.lint`; the rules, the manifest loader and the profile are imported when
@@ -67,9 +69,10 @@ class LintArgs:
     fail_on: Severity = Severity.ERROR
     """``--fail-on``: the lowest severity that makes the exit code 1."""
     explain: str | None = None
-    """``--explain SLUG``: print one rule's explanation and exit."""
+    """``--explain SLUG``: print one rule's explanation (text or JSON) and exit; takes no
+    paths."""
     list_rules: bool = False
-    """``--list``: print the catalogue and exit."""
+    """``--list``: print the catalogue (text or JSON) and exit; takes no paths."""
 
 
 def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> int:
@@ -239,9 +242,13 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
     ] = Severity.ERROR,
     explain: Annotated[
         str | None,
-        typer.Option("--explain", metavar="SLUG", help="Explain one rule and exit."),
+        typer.Option(
+            "--explain", metavar="SLUG", help="Explain one rule and exit (no PATH; -o json)."
+        ),
     ] = None,
-    list_rules: Annotated[bool, typer.Option("--list", help="List every rule and exit.")] = False,
+    list_rules: Annotated[
+        bool, typer.Option("--list", help="List every rule and exit (no PATH; -o json).")
+    ] = False,
 ) -> None:
     """Find autoscaling mistakes in manifests: file:line, why, and the fix.
 

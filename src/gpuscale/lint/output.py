@@ -358,7 +358,7 @@ def print_explanation(entry: Rule, console: Console) -> None:
     """One rule in full (``gpuscale lint --explain SLUG``)."""
     heading = _wrapped(f"{entry.slug}: {entry.title}", console.width, "")
     console.print(
-        Text(heading[: len(entry.slug)], style="bold magenta") + Text(heading[len(entry.slug) :])
+        Text.assemble((heading[: len(entry.slug)], "bold magenta"), heading[len(entry.slug) :])
     )
     console.print(
         Text.assemble("default severity: ", (entry.severity.value, _STYLES[entry.severity]))

@@ -209,6 +209,16 @@ def test_explain_prints_the_explanation_and_both_snippets() -> None:
     assert explain("no-such-rule") is None
 
 
+def test_explain_on_a_terminal_colours_only_the_slug_of_the_heading() -> None:
+    entry = explain("cooldown-has-no-effect")
+    assert entry is not None
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200, force_terminal=True, color_system="standard")
+    print_explanation(entry, console)
+    heading = buffer.getvalue().splitlines()[0]
+    assert heading == f"\x1b[1;35mcooldown-has-no-effect\x1b[0m: {entry.title}"
+
+
 def test_the_schema_check_is_not_vacuous() -> None:
     log = _sarif(_report())
     log["runs"][0]["results"][0]["level"] = "info"
