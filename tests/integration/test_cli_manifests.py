@@ -115,6 +115,7 @@ def test_init_stdout_prints_the_manifests_only(
         (["--gpu", "intel"], "--gpu"),
         (["--provider", "aws"], "--provider"),
         (["--name", "My_App"], "--name"),
+        (["--name", "1app", "--namespace", "ml"], "--name"),
         (["--min-replicas", "0"], "--min-replicas"),
         (["--scrape-interval", "often"], "--scrape-interval"),
     ],
