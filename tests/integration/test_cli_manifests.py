@@ -170,8 +170,9 @@ def test_render_reports_schema_errors_and_exits_2(
     assert captured.err.splitlines() == [
         f"gpuscale: error: {bad}:5: Deployment/a: spec.replicas: expected an integer, "
         "got 'many' (fix: write an integer)",
-        f"gpuscale: warning: {bad}:10: Widget/: kind: no schema known for example.com/v1 "
-        "Widget; not validated (fix: nothing, if this kind's CRD is installed in the cluster)",
+        f"gpuscale: info: {bad}:10: Widget/: kind: no schema known for example.com/v1 "
+        "Widget (a custom resource of a group gpuscale does not know); not validated "
+        "(fix: nothing, if this kind's CRD is installed in the cluster)",
     ]
     assert main(["render", "--no-validate", str(bad)]) == 0
     assert "replicas: many" in capsys.readouterr().out
