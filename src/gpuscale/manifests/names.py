@@ -14,11 +14,13 @@ Upstream (Kubernetes 1.33):
   and the first character a letter).
 - ``k8s.io/apimachinery/pkg/api/validation/path/name.go``: ``IsValidPathSegmentName``
   (no ``/`` or ``%``, not ``.`` or ``..``), used for RBAC objects.
+- ``k8s.io/apimachinery/pkg/api/validation/objectmeta.go``: ``ValidateObjectMetaAccessor``
+  checks ``metadata.namespace`` of a namespaced object as a DNS-1123 label.
 - ``pkg/apis/core/validation/validation.go``: ``ValidateServiceName`` (DNS-1035 label),
-  ``ValidateNamespaceName`` (DNS-1123 label), and ``ValidateObjectMeta``, which checks
-  ``metadata.namespace`` of a namespaced object as a DNS-1123 label; most other kinds use
+  ``ValidateNamespaceName`` (DNS-1123 label); most other kinds use
   ``NameIsDNSSubdomain`` (``pkg/apis/apps/validation``, ``batch``, ``autoscaling``...,
-  and custom resources in ``apiextensions-apiserver``'s ``customresource`` strategy);
+  and custom resources: ``apiextensions-apiserver/pkg/registry/customresource/validator.go``,
+  ``customResourceValidator.Validate``);
   ``pkg/apis/rbac/validation/validation.go``: ``ValidateRBACName`` (a path segment).
 """
 
