@@ -118,7 +118,7 @@ def _convert(
     if kind == "dict_type" and path == ("workloads",):
         return (
             where,
-            f"workloads must be a mapping of Deployment name to its settings, got "
+            f"workloads: must be a mapping of Deployment name to its settings, got "
             f"{_shown(error.get('input'))}",
             "write e.g. workloads: {web: {startup_time: 2m, concurrency: 4}}",
         )
@@ -168,7 +168,7 @@ def _mapping_wanted(path: KeyPath, given: Any) -> tuple[str, str]:
     written = f"- {example}" if isinstance(path[-1], int) else f"{leaf}: {example}"
     keys = ", ".join(fields[:6]) + (", ..." if len(fields) > 6 else "")
     return (
-        f"{name} must be a mapping ({written}), got {shown}",
+        f"{name}: must be a mapping ({written}), got {shown}",
         f"write {name} as a mapping of its keys ({keys})",
     )
 

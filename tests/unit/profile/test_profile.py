@@ -272,8 +272,8 @@ def test_models_are_frozen() -> None:
         ("hpa:\n  tolerance: true\n", 2, "hpa.tolerance: expected a number, got true", "0.5"),
         ("workloads:\n  a: {service_time: 0s}\n", 2, "must be greater than 0", "greater than 0"),
         ("workloads:\n  a: {requests_per_second: 0}\n", 2, "must be greater than 0", "than 0"),
-        ("prometheus: 5\n", 1, "prometheus must be a mapping (prometheus: {", "scrape_interval"),
-        ("workloads: 5\n", 1, "workloads must be a mapping of Deployment name", "web:"),
+        ("prometheus: 5\n", 1, "prometheus: must be a mapping (prometheus: {", "scrape_interval"),
+        ("workloads: 5\n", 1, "workloads: must be a mapping of Deployment name", "web:"),
         ("cluster: &a {x: *a}\n", 1, "would contain itself", "replace the alias"),
         (
             "cluster: {provider: doks}\nworkloads:\n  a: &a {x: [*a]}\n",
