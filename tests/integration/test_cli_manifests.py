@@ -115,6 +115,7 @@ def test_init_stdout_prints_the_manifests_only(
         (["--gpu", "intel"], "--gpu"),
         (["--provider", "aws"], "--provider"),
         (["--name", "My_App"], "--name"),
+        (["--name", "1app", "--namespace", "ml"], "--name"),
         (["--min-replicas", "0"], "--min-replicas"),
         (["--scrape-interval", "often"], "--scrape-interval"),
     ],
@@ -169,8 +170,9 @@ def test_render_reports_schema_errors_and_exits_2(
     assert captured.err.splitlines() == [
         f"gpuscale: error: {bad}:5: Deployment/a: spec.replicas: expected an integer, "
         "got 'many' (fix: write an integer)",
-        f"gpuscale: warning: {bad}:10: Widget/: kind: no schema known for example.com/v1 "
-        "Widget; not validated (fix: nothing, if this kind's CRD is installed in the cluster)",
+        f"gpuscale: info: {bad}:10: Widget/: kind: no schema known for example.com/v1 "
+        "Widget (a custom resource of a group gpuscale does not know); not validated "
+        "(fix: nothing, if this kind's CRD is installed in the cluster)",
     ]
     assert main(["render", "--no-validate", str(bad)]) == 0
     assert "replicas: many" in capsys.readouterr().out

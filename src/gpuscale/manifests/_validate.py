@@ -16,9 +16,16 @@ Why JSON schema rather than typed models (such as ``cloudcoil-models-keda``): th
 schema *is* what the API server enforces, the same validator serves core kinds and CRDs,
 and every problem comes back with the exact key path, which maps to a line.
 
-Beyond the schemas, one check the API server makes in code: resource quantities
-(``requests``/``limits``) must parse. Everything else (GPU requests without limits,
-double division in a query...) is ``gpuscale lint``'s business, not validation's.
+Beyond the schemas, checks the API server makes in code: resource quantities
+(``requests``/``limits``) must parse, and ``metadata.name`` and ``metadata.namespace``
+must have the form the kind's name rule asks for (DNS-1035 label for a Service, DNS-1123
+label for a Namespace and every namespace, a path segment for RBAC objects, DNS-1123
+subdomain otherwise: :mod:`gpuscale.manifests.names`, after
+``k8s.io/apimachinery/pkg/util/validation`` and ``pkg/apis/core/validation``). A kind
+unknown in a built-in API group, or in a vendored CRD group, is an error with the closest
+known kind; a kind of any other group is an ``info``: a custom resource, not checked.
+Everything else (GPU requests without limits, double division in a query...) is
+``gpuscale lint``'s business, not validation's.
 
 jsonschema and referencing (about 0.1 s to import) are imported by the first call that
 builds a validator, so the many users of :mod:`gpuscale.manifests` that never validate
@@ -39,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from gpuscale.errors import ManifestError
 from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
 from gpuscale.manifests._views import is_templated
+from gpuscale.manifests.names import NameRule, name_problem, name_rule_for, suggest_name
 from gpuscale.units import parse_quantity
 
 if TYPE_CHECKING:
@@ -83,7 +91,40 @@ _POD_SPEC_PATHS: Mapping[str, KeyPath] = {
     "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
 }
 
-Severity = Literal["error", "warning"]
+_CRD_GROUP_KINDS: Mapping[str, Mapping[str, frozenset[str]]] = {
+    "keda.sh": {
+        "v1alpha1": frozenset(
+            {"ScaledObject", "ScaledJob", "TriggerAuthentication", "ClusterTriggerAuthentication"}
+        )
+    },
+    "monitoring.coreos.com": {
+        "v1": frozenset(
+            {
+                "Alertmanager",
+                "PodMonitor",
+                "Probe",
+                "Prometheus",
+                "PrometheusRule",
+                "ServiceMonitor",
+                "ThanosRuler",
+            }
+        ),
+        "v1alpha1": frozenset({"AlertmanagerConfig", "PrometheusAgent", "ScrapeConfig"}),
+        "v1beta1": frozenset({"AlertmanagerConfig"}),
+    },
+}
+"""Every kind of the CRD groups whose schemas are vendored (KEDA 2.x's ``keda.sh``,
+prometheus-operator's ``monitoring.coreos.com``), including those without a vendored
+schema, so that a misspelt kind of these groups is told from a real one."""
+_META_KINDS = frozenset({"APIGroup", "APIVersions", "DeleteOptions", "Status", "WatchEvent"})
+_RULE_WORDS: Mapping[NameRule, str] = {
+    "dns1123-label": "a DNS-1123 label",
+    "dns1035-label": "a DNS-1035 label",
+    "dns1123-subdomain": "a DNS-1123 subdomain",
+    "path-segment": "a path segment name",
+}
+
+Severity = Literal["error", "warning", "info"]
 
 
 @dataclass(frozen=True)
@@ -118,8 +159,11 @@ def validate(
 ) -> list[ValidationProblem]:
     """Every schema problem in ``manifests``, in file order.
 
-    Kinds with no schema (other CRDs) give one ``warning`` each; everything else is an
-    ``error``. ``kube_version`` (``"1.33"``) picks the Kubernetes schemas.
+    A kind of an API group gpuscale knows nothing about (a third-party CRD) gives one
+    ``info`` each, as does a known CRD kind whose schema is not shipped (PrometheusRule);
+    an unknown kind of a built-in or vendored group (``apps/v1 Deploymnet``) is an
+    ``error`` with a did-you-mean, and so is everything else found.
+    ``kube_version`` (``"1.33"``) picks the Kubernetes schemas.
     """
     items = [manifests] if isinstance(manifests, Manifest) else list(manifests)
     version = _schema_version(kube_version)
@@ -201,24 +245,7 @@ def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProble
         return
     validator = _validator_for(manifest.api_version, manifest.kind, version)
     if validator is None:
-        others = _core_api_versions(manifest.kind, version)
-        if others:
-            yield _problem(
-                manifest,
-                ("apiVersion",),
-                f"Kubernetes {version} has no {manifest.kind} in {manifest.api_version}",
-                f"use apiVersion: {others[0]}",
-                expected=" or ".join(others),
-            )
-        else:
-            yield _problem(
-                manifest,
-                ("kind",),
-                f"no schema known for {manifest.api_version} {manifest.kind}; not validated",
-                "nothing, if this kind's CRD is installed in the cluster",
-                severity="warning",
-                expected="a kind with a known schema",
-            )
+        yield from _unknown_kind(manifest, version)
         return
     found = [
         problem
@@ -226,7 +253,95 @@ def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProble
         for problem in _explain(manifest, _deepest(error))
     ]
     found.extend(_quantity_problems(manifest))
+    found.extend(_name_problems(manifest))
     yield from sorted(found, key=lambda problem: (problem.location, problem.path.__repr__()))
+
+
+def _unknown_kind(manifest: Manifest, version: str) -> Iterator[ValidationProblem]:
+    """What to say about an ``apiVersion``/``kind`` that has no schema here."""
+    group, _, short = manifest.api_version.rpartition("/")
+    kind = manifest.kind
+    groups = _known_kinds(version)
+    if group not in groups:
+        yield _problem(
+            manifest,
+            ("kind",),
+            f"no schema known for {manifest.api_version} {kind} (a custom resource of a "
+            "group gpuscale does not know); not validated",
+            "nothing, if this kind's CRD is installed in the cluster",
+            severity="info",
+            expected="a kind with a known schema",
+        )
+        return
+    versions = groups[group]
+    if kind in versions.get(short, ()):
+        yield _problem(
+            manifest,
+            ("kind",),
+            f"gpuscale ships no schema for {manifest.api_version} {kind}; not validated",
+            "nothing, if this kind's CRD is installed in the cluster",
+            severity="info",
+            expected="a kind with a known schema",
+        )
+        return
+    elsewhere = sorted(
+        {
+            *_core_api_versions(kind, version),
+            *(f"{group}/{v}" for v, kinds in versions.items() if kind in kinds),
+        }
+    )
+    if elsewhere:
+        yield _problem(
+            manifest,
+            ("apiVersion",),
+            f"{group if group in _CRD_GROUP_KINDS else 'Kubernetes ' + version} has no "
+            f"{kind} in {manifest.api_version}",
+            f"use apiVersion: {elsewhere[0]}",
+            expected=" or ".join(elsewhere),
+        )
+        return
+    candidates = versions.get(short) or set().union(*versions.values())
+    choices = sorted(k for k in candidates if k not in _META_KINDS and not k.endswith("List"))
+    lowered = {k.lower(): k for k in choices}
+    close = [lowered[kind.lower()]] if kind.lower() in lowered else []
+    close = close or difflib.get_close_matches(kind, choices, n=1, cutoff=0.6)
+    where = manifest.api_version if short in versions else f"API group {group or 'core'}"
+    fix = f"did you mean {close[0]}?" if close else f"use one of: {', '.join(choices[:12])}"
+    yield _problem(
+        manifest,
+        ("kind",),
+        f"{where} has no kind {kind!r}",
+        fix,
+        expected=f"a kind of {where}",
+    )
+
+
+def _name_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
+    """``metadata.name`` and ``metadata.namespace`` as the API server checks them
+    (:mod:`gpuscale.manifests.names`); placeholders and non-strings are left alone."""
+    name = manifest.get(("metadata", "name"))
+    if isinstance(name, str) and name and not is_templated(name):
+        rule = name_rule_for(manifest.api_version, manifest.kind)
+        problem = name_problem(name, rule)
+        if problem:
+            yield _problem(
+                manifest,
+                ("metadata", "name"),
+                f"{name!r} is not a valid {manifest.kind} name: it {problem}",
+                f"rename it, e.g. {suggest_name(name, rule)}, and every reference to it",
+                expected=_RULE_WORDS[rule],
+            )
+    namespace = manifest.get(("metadata", "namespace"))
+    if isinstance(namespace, str) and namespace and not is_templated(namespace):
+        problem = name_problem(namespace, "dns1123-label")
+        if problem:
+            yield _problem(
+                manifest,
+                ("metadata", "namespace"),
+                f"{namespace!r} is not a valid namespace: it {problem}",
+                f"use e.g. {suggest_name(namespace, 'dns1123-label')}",
+                expected=_RULE_WORDS["dns1123-label"],
+            )
 
 
 def _deepest(error: SchemaError) -> SchemaError:
@@ -423,6 +538,24 @@ def _core_files(version: str) -> dict[tuple[str, str, str], str]:
         if match:
             found[(match.group(2) or "", match.group(1), match.group(3))] = name
     return found
+
+
+@cache
+def _known_kinds(version: str) -> dict[str, dict[str, frozenset[str]]]:
+    """``group -> version -> kinds`` of every built-in group (from the Kubernetes
+    schemas) and of the CRD groups whose schemas are vendored (:data:`_CRD_GROUP_KINDS`)."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for file in _core_files(version).values():
+        for gvk in _core_schema(version, file).get("x-kubernetes-group-version-kind") or []:
+            group = found.setdefault(gvk.get("group") or "", {})
+            group.setdefault(gvk["version"], set()).add(gvk["kind"])
+    for group_name, versions in _CRD_GROUP_KINDS.items():
+        for short, kinds in versions.items():
+            found.setdefault(group_name, {}).setdefault(short, set()).update(kinds)
+    return {
+        group: {short: frozenset(kinds) for short, kinds in versions.items()}
+        for group, versions in found.items()
+    }
 
 
 def _core_api_versions(kind: str, version: str) -> list[str]:

@@ -34,6 +34,7 @@ from gpuscale import __version__
 from gpuscale.errors import InputError
 from gpuscale.manifests._model import KeyPath
 from gpuscale.manifests._render import render
+from gpuscale.manifests.names import name_problem, suggest_name
 from gpuscale.units import format_duration, parse_duration
 
 __all__ = ["DEFAULT_IMAGE", "ScaffoldFile", "ScaffoldOptions", "scaffold", "scaffold_objects"]
@@ -41,7 +42,6 @@ __all__ = ["DEFAULT_IMAGE", "ScaffoldFile", "ScaffoldOptions", "scaffold", "scaf
 DEFAULT_IMAGE = "ghcr.io/gpuscale/gpuscale"
 """The workload image (tag: the gpuscale version); its entrypoint is ``gpuscale app``."""
 
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _GPU_RESOURCE = {"amd": "amd.com/gpu", "nvidia": "nvidia.com/gpu"}
 _DOKS_GPU_SIZE = {"amd": "gpu-mi300x1-192gb", "nvidia": "gpu-h100x1-80gb"}
 
@@ -51,7 +51,8 @@ class ScaffoldOptions:
     """What ``gpuscale init`` asks for."""
 
     name: str
-    """Name of the Deployment, Service, ServiceMonitor and ScaledObject (a DNS label)."""
+    """Name of the Deployment, Service, ServiceMonitor and ScaledObject: a DNS-1035 label
+    (the Service's rule, the strictest of the four: it starts with a letter)."""
     namespace: str
     """Namespace of all four objects."""
     gpu: Literal["amd", "nvidia"] = "amd"
@@ -82,20 +83,23 @@ class ScaffoldOptions:
 
     def check(self) -> None:
         """Raise :class:`InputError` (naming the flag) for an option Kubernetes would reject."""
-        for flag, value in (("--name", self.name), ("--namespace", self.namespace)):
-            if not _DNS_LABEL.match(value):
-                raise InputError(
-                    f"{value!r} is not a valid Kubernetes name",
-                    where=flag,
-                    fix="use at most 63 lower-case letters, digits and '-', starting and "
-                    "ending with a letter or digit",
-                )
-        if not _DNS_LABEL.match(self.prometheus_namespace):
+        if problem := name_problem(self.name, "dns1035-label"):
             raise InputError(
-                f"{self.prometheus_namespace!r} is not a valid namespace",
-                where="--prometheus-namespace",
-                fix="use a DNS label such as monitoring",
+                f"{self.name!r} cannot name the Service (nor the Deployment, ServiceMonitor "
+                f"and ScaledObject that share it): it {problem}",
+                where="--name",
+                fix=f"use a name such as {suggest_name(self.name, 'dns1035-label')}",
             )
+        for flag, value in (
+            ("--namespace", self.namespace),
+            ("--prometheus-namespace", self.prometheus_namespace),
+        ):
+            if problem := name_problem(value, "dns1123-label"):
+                raise InputError(
+                    f"{value!r} is not a valid namespace: it {problem}",
+                    where=flag,
+                    fix=f"use a namespace such as {suggest_name(value, 'dns1123-label')}",
+                )
         if self.min_replicas < 1:
             raise InputError(
                 f"min replicas {self.min_replicas} is below 1",

@@ -113,9 +113,20 @@ def _convert(
             f"missing key {key!r} in {format_path(parent_path) or 'the profile'}",
             (f"add {key}: ..."),
         )
+    if kind in ("model_type", "model_attributes_type"):
+        return where, *_mapping_wanted(path, error.get("input"))
+    if kind == "dict_type" and path == ("workloads",):
+        return (
+            where,
+            f"workloads: must be a mapping of Deployment name to its settings, got "
+            f"{_shown(error.get('input'))}",
+            "write e.g. workloads: {web: {startup_time: 2m, concurrency: 4}}",
+        )
     message = str(error["msg"])
     for pydantic_word, ours in (("a valid tuple", "a list"), ("a valid dictionary", "a mapping")):
         message = message.replace(pydantic_word, ours)
+    if message.startswith("Input should be "):
+        message = "must be " + message[len("Input should be ") :]
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
     given = error.get("input")
@@ -133,12 +144,33 @@ def _fix_for(kind: str, message: str, name: str) -> str:
         return "write a duration such as 30s, 5m or 1h30m"
     if "quantity" in message:
         return "write a quantity such as 8Gi or 512Mi"
-    if message.startswith("Input should be "):
-        wanted = message[len("Input should be ") :].split(",", 1)[0]
+    if message.startswith("must be "):
+        wanted = message[len("must be ") :].split(",", 1)[0]
         if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
             return f"write a value {wanted}"
         return f"write {wanted}"
     return f"change {name}"
+
+
+def _shown(given: Any) -> str:
+    return "a list" if isinstance(given, list | tuple) else repr(given)
+
+
+def _mapping_wanted(path: KeyPath, given: Any) -> tuple[str, str]:
+    """Message and fix for a section (or list item) that is not a mapping, in the
+    profile's words rather than pydantic's class names."""
+    fields = _fields_at(path)
+    leaf = next((str(part) for part in reversed(path) if isinstance(part, str)), "section")
+    inner = ", ".join(f"{field}: ..." for field in fields[:2])
+    example = f"{{{inner}, ...}}" if inner else "{...}"
+    shown = _shown(given)
+    name = format_path(path) or "the profile"
+    written = f"- {example}" if isinstance(path[-1], int) else f"{leaf}: {example}"
+    keys = ", ".join(fields[:6]) + (", ..." if len(fields) > 6 else "")
+    return (
+        f"{name}: must be a mapping ({written}), got {shown}",
+        f"write {name} as a mapping of its keys ({keys})",
+    )
 
 
 def _value(body: Any, path: KeyPath) -> Any:

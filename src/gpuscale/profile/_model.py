@@ -15,6 +15,7 @@ effective values.
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -25,6 +26,8 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 
@@ -122,10 +125,41 @@ Memory = Annotated[
 """Bytes, written as a Kubernetes quantity: ``8Gi``, ``512Mi``, ``16G``."""
 
 
+def _admits(annotation: Any, wanted: Any) -> bool:
+    """Whether ``wanted`` (a type, or the validator function of an ``Annotated`` type)
+    is part of ``annotation``."""
+    if annotation is wanted:
+        return True
+    if any(getattr(m, "func", None) is wanted for m in getattr(annotation, "__metadata__", ())):
+        return True
+    return any(_admits(argument, wanted) for argument in typing.get_args(annotation))
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(
         frozen=True, extra="forbid", use_attribute_docstrings=True, defer_build=True
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_booleans_for_numbers(cls, value: Any, info: ValidationInfo) -> Any:
+        """pydantic's lax mode reads ``true`` as 1 for a number; YAML's ``true`` there is a
+        mistake (``concurrency: true``), so only fields that mean a boolean take one."""
+        if not isinstance(value, bool) or info.field_name is None:
+            return value
+        field = cls.model_fields[info.field_name]
+        annotation = field.annotation
+        durations = _admits(annotation, _seconds) or any(
+            getattr(m, "func", None) is _seconds for m in field.metadata
+        )
+        if durations or _admits(annotation, bool):
+            return value
+        word = "true" if value else "false"
+        if _admits(annotation, int):
+            raise ValueError(f"expected a whole number, got {word} — write a number such as 1")
+        if _admits(annotation, float):
+            raise ValueError(f"expected a number, got {word} — write a number such as 0.5")
+        return value
 
 
 class ClusterSpec(_Model):
@@ -409,8 +443,9 @@ class WorkloadSpec(_Model):
     """From container start to Ready: loading, warm-up, and any installs at start."""
     concurrency: int = Field(default=1, ge=1)
     """Requests one replica serves at once."""
-    service_time: Duration | None = None
-    """Time to serve one request; exclusive with requests_per_second."""
+    service_time: Annotated[Duration, Field(gt=0)] | None = None
+    """Time to serve one request (more than 0: 0 would mean unlimited capacity);
+    exclusive with requests_per_second."""
     requests_per_second: float | None = Field(default=None, gt=0)
     """Throughput of one replica; exclusive with service_time."""
     prefill_tokens_per_second: float | None = Field(default=None, gt=0)

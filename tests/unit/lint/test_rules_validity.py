@@ -262,11 +262,46 @@ def test_a_missing_api_version() -> None:
     assert "missing apiVersion" in finding.message
 
 
-def test_a_kind_without_a_schema_is_a_warning() -> None:
+def test_a_kind_of_an_unknown_group_is_info() -> None:
+    # a third-party CRD: --fail-on warning must not fail on ordinary custom objects
     text = "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: c\nspec: {}\n"
     [finding] = only(lint_yaml(text, validate=True), SCHEMA)
-    assert finding.severity is Severity.WARNING
+    assert finding.severity is Severity.INFO
     assert finding.location.line == line_of(text, "kind:")
+
+
+def test_a_misspelt_built_in_kind_is_an_error_with_the_closest_kind() -> None:
+    text = "apiVersion: apps/v1\nkind: Deploymnet\nmetadata:\n  name: web\nspec: {}\n"
+    [finding] = only(lint_yaml(text, validate=True), SCHEMA)
+    assert finding.severity is Severity.ERROR
+    assert finding.location.line == line_of(text, "kind:")
+    assert "did you mean Deployment?" in finding.fix
+
+
+def test_names_and_namespaces_are_checked_on_their_lines() -> None:
+    text = (
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: 1app\n  namespace: Bad_NS\n"
+        "spec:\n  ports: [{port: 80}]\n"
+    )
+    findings = only(lint_yaml(text, validate=True), SCHEMA)
+    assert [(f.location.line, f.severity) for f in findings] == [
+        (line_of(text, "name: 1app"), Severity.ERROR),
+        (line_of(text, "namespace:"), Severity.ERROR),
+    ]
+    assert "DNS-1035" in findings[0].message
+    assert "DNS-1123 label" in findings[1].message
+
+
+@pytest.mark.parametrize(
+    ("name", "namespace"),
+    [("${NAME}", "${NS}"), ("{{ .Values.name }}", "{{ .Release.Namespace }}"), ("<name>", "<ns>")],
+)
+def test_templated_names_are_not_judged(name: str, namespace: str) -> None:
+    text = (
+        f"apiVersion: v1\nkind: Service\nmetadata:\n  name: '{name}'\n"
+        f"  namespace: '{namespace}'\nspec:\n  ports: [{{port: 80}}]\n"
+    )
+    assert only(lint_yaml(text, validate=True), SCHEMA) == []
 
 
 def test_the_profile_picks_the_kubernetes_version() -> None:

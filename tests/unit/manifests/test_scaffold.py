@@ -100,6 +100,39 @@ def test_bad_options_name_the_flag(change: dict[str, object], flag: str) -> None
     assert "fix:" in str(caught.value)
 
 
+# The name is the Service's too, so it follows ValidateServiceName (DNS-1035 label, in
+# kubernetes pkg/apis/core/validation); namespaces follow ValidateNamespaceName (DNS-1123).
+@pytest.mark.parametrize(
+    ("change", "flag", "accepted"),
+    [
+        ({"name": "app-1"}, "--name", True),
+        ({"name": "a" * 63}, "--name", True),
+        ({"name": "1app"}, "--name", False),
+        ({"name": "a" * 64}, "--name", False),
+        ({"name": "app-"}, "--name", False),
+        ({"namespace": "1ml"}, "--namespace", True),
+        ({"namespace": "ml.prod"}, "--namespace", False),
+        ({"namespace": "n" * 64}, "--namespace", False),
+    ],
+)
+def test_names_follow_the_api_servers_rules(
+    change: dict[str, str], flag: str, accepted: bool
+) -> None:
+    options = replace(ScaffoldOptions(name="app", namespace="ns"), **change)  # type: ignore[arg-type]
+    if accepted:
+        assert scaffold(options)
+        return
+    with pytest.raises(InputError) as caught:
+        scaffold(options)
+    text = str(caught.value)
+    assert text.startswith(f"{flag}: ")
+    assert "\n" not in text
+    assert ("DNS-1035" if flag == "--name" else "DNS-1123 label") in text
+    if flag == "--name":
+        assert "ending with a letter or digit" in text
+        assert "starting with a letter" in text
+
+
 def test_threshold_and_bounds_flow_into_the_scaled_object() -> None:
     options = ScaffoldOptions(
         name="a", namespace="b", threshold=2.5, min_replicas=2, max_replicas=3

@@ -189,11 +189,107 @@ def test_removed_api_versions_say_which_one_to_use() -> None:
     assert problem.fix == "use apiVersion: apps/v1"
 
 
-def test_unknown_kinds_are_only_a_warning() -> None:
+def test_kinds_of_unknown_groups_are_only_info() -> None:
     (problem,) = _problems("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n")
-    assert problem.severity == "warning"
+    assert problem.severity == "info"
     assert problem.location.line == 2
     validate_or_raise(load_text("apiVersion: example.com/v1\nkind: Widget\n", "w.yaml"))
+
+
+# (apiVersion, kind, severity, key, words in message or fix). Built-in groups come from the
+# kinds the Kubernetes schemas declare (x-kubernetes-group-version-kind); keda.sh and
+# monitoring.coreos.com from KEDA's and prometheus-operator's CRD lists.
+@pytest.mark.parametrize(
+    ("api_version", "kind", "severity", "key", "words"),
+    [
+        ("apps/v1", "Deploymnet", "error", "kind", "did you mean Deployment?"),
+        ("apps/v1", "deployment", "error", "kind", "did you mean Deployment?"),
+        ("v1", "Servce", "error", "kind", "did you mean Service?"),
+        ("batch/v1", "Cronjob", "error", "kind", "did you mean CronJob?"),
+        ("autoscaling/v2", "HorizontalPodAutoScaler", "error", "kind", "HorizontalPodAutoscaler"),
+        ("networking.k8s.io/v1", "Ingres", "error", "kind", "did you mean Ingress?"),
+        ("rbac.authorization.k8s.io/v1", "RoleBind", "error", "kind", "RoleBinding"),
+        ("policy/v1", "PodDisruptionBudgets", "error", "kind", "PodDisruptionBudget"),
+        ("keda.sh/v1alpha1", "ScaledObjects", "error", "kind", "did you mean ScaledObject?"),
+        ("monitoring.coreos.com/v1", "ServiceMonitr", "error", "kind", "ServiceMonitor"),
+        ("keda.sh/v1", "ScaledObject", "error", "apiVersion", "keda.sh/v1alpha1"),
+        ("apps/v1", "Service", "error", "apiVersion", "use apiVersion: v1"),
+        ("monitoring.coreos.com/v1", "PrometheusRule", "info", "kind", "not validated"),
+        ("keda.sh/v1alpha1", "ScaledJob", "info", "kind", "not validated"),
+        ("serving.knative.dev/v1", "Service", "info", "kind", "not validated"),
+        ("example.com/v1", "Widget", "info", "kind", "not validated"),
+    ],
+)
+def test_unknown_kinds_by_group(
+    api_version: str, kind: str, severity: str, key: str, words: str
+) -> None:
+    (problem,) = _problems(f"apiVersion: {api_version}\nkind: {kind}\nmetadata: {{name: a}}\n")
+    assert problem.severity == severity
+    assert problem.path == (key,)
+    assert problem.location.line == (1 if key == "apiVersion" else 2)
+    assert words in f"{problem.message} {problem.fix}"
+
+
+SERVICE = """\
+apiVersion: v1
+kind: Service
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  ports: [{{port: 80}}]
+"""
+
+
+# The API server's name rules: ValidateServiceName (DNS-1035), ValidateNamespaceName and
+# ValidateObjectMeta's namespace check (DNS-1123 label), NameIsDNSSubdomain for the rest,
+# ValidateRBACName (path segment): kubernetes pkg/apis/core/validation/validation.go,
+# k8s.io/apimachinery/pkg/util/validation/validation.go.
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        (SERVICE.format(name="app-1", namespace="ml"), []),
+        (SERVICE.format(name="1app", namespace="ml"), [(4, "metadata.name", "DNS-1035")]),
+        (SERVICE.format(name="web.v2", namespace="ml"), [(4, "metadata.name", "DNS-1035")]),
+        (
+            SERVICE.format(name="1app", namespace="Bad_NS"),
+            [(4, "metadata.name", "app-1"), (5, "metadata.namespace", "bad-ns")],
+        ),
+        (SERVICE.format(name="'${NAME}'", namespace="'<your-namespace>'"), []),
+        (SERVICE.format(name="'{{ .Values.name }}'", namespace="'${NS}'"), []),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 1.conf}\n",
+            [],
+        ),
+        (
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: My_Conf\n",
+            [(4, "metadata.name", "DNS-1123 subdomain")],
+        ),
+        (
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ml.prod\n",
+            [(4, "metadata.name", "DNS-1123 label")],
+        ),
+        (
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
+            "metadata: {name: 'system:gpuscale'}\n",
+            [],
+        ),
+        (
+            SCALED_OBJECT.replace("name: app\nspec", "name: App\nspec").format(extra=""),
+            [(4, "metadata.name", "DNS-1123 subdomain")],
+        ),
+    ],
+)
+def test_names_and_namespaces_follow_the_api_servers_rules(
+    text: str, problems: list[tuple[int, str, str]]
+) -> None:
+    found = _problems(text)
+    assert [(p.location.line, ".".join(map(str, p.path))) for p in found] == [
+        (line, path) for line, path, _ in problems
+    ]
+    for problem, (_, _, words) in zip(found, problems, strict=True):
+        assert problem.severity == "error"
+        assert words in f"{problem.message} {problem.fix}"
 
 
 def test_missing_kind_is_an_error() -> None:

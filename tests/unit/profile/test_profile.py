@@ -202,7 +202,7 @@ def test_models_are_frozen() -> None:
         (
             "hpa:\n  tolerance: lots\n",
             2,
-            "hpa.tolerance: Input should be a valid number",
+            "hpa.tolerance: must be a valid number",
             "write a valid number",
         ),
         ("cluster:\n  provider: aws\n", 2, "cluster.provider", "write 'doks' or 'generic'"),
@@ -265,7 +265,15 @@ def test_models_are_frozen() -> None:
         ("a: 1\n---\nb: 2\n", 3, "one YAML document", "remove"),
         ("cluster: [\n", 2, "not valid YAML", "indentation"),
         ("cluster: {provider: doks}\ncluster: {}\n", 2, "duplicate key 'cluster'", "keep one"),
-        ("node_pools: {name: x}\n", 1, "node_pools: Input should be a list", "write a list"),
+        ("node_pools: {name: x}\n", 1, "node_pools: must be a list", "write a list"),
+        # pydantic's lax mode would read true as 1 and 0s as unlimited capacity
+        ("workloads:\n  a: {concurrency: true}\n", 2, "concurrency: expected a whole", "1"),
+        ("node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: false}\n", 2, "count", "1"),
+        ("hpa:\n  tolerance: true\n", 2, "hpa.tolerance: expected a number, got true", "0.5"),
+        ("workloads:\n  a: {service_time: 0s}\n", 2, "must be greater than 0", "greater than 0"),
+        ("workloads:\n  a: {requests_per_second: 0}\n", 2, "must be greater than 0", "than 0"),
+        ("prometheus: 5\n", 1, "prometheus: must be a mapping (prometheus: {", "scrape_interval"),
+        ("workloads: 5\n", 1, "workloads: must be a mapping of Deployment name", "web:"),
         ("cluster: &a {x: *a}\n", 1, "would contain itself", "replace the alias"),
         (
             "cluster: {provider: doks}\nworkloads:\n  a: &a {x: [*a]}\n",
@@ -286,3 +294,26 @@ def test_bad_input_is_one_line_with_file_line_and_fix(
     assert words in message, message
     assert fix in message.split("(fix: ", 1)[1], message
     assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cluster: 5\n",
+        "node_pools: [5]\n",
+        "autoscaler: x\n",
+        "hpa: []\n",
+        "prometheus: 5\n",
+        "keda: 5\n",
+        "workloads: {web: 5}\n",
+        "catalogue: [5]\n",
+        "node_pools: [{name: a, size: s-4vcpu-8gb, count: 1, taints: [5]}]\n",
+    ],
+)
+def test_a_section_that_is_not_a_mapping_says_so_without_class_names(text: str) -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_profile_text(text, "gpuscale.yaml")
+    message = str(caught.value)
+    assert "must be a mapping (" in message, message
+    assert "instance of" not in message, message
+    assert not any(word in message for word in ("Spec", "NodePool", "CatalogueEntry")), message

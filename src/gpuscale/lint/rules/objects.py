@@ -48,9 +48,14 @@ def _templated(obj: Manifest, path: KeyPath) -> bool:
         "CRD schemas of KEDA (ScaledObject, TriggerAuthentication) and prometheus-operator "
         "(ServiceMonitor, PodMonitor) for theirs (`gpuscale.manifests.validate`). A wrong "
         'type (`replicas: "two"`), an unknown or misspelled field, a missing `apiVersion` '
-        "or `kind`, or a resource quantity that does not parse is an error: `kubectl apply` "
-        "refuses the object. A kind gpuscale has no schema for is a warning (it was not "
-        "checked). The Kubernetes version is the profile's `cluster.version` when it "
+        "or `kind`, a resource quantity that does not parse, or a `metadata.name` or "
+        "`metadata.namespace` the API server's name rules refuse (a Service name must be a "
+        "DNS-1035 label: `1app` is refused; a namespace a DNS-1123 label: `Bad_NS` is "
+        "refused; most other names DNS-1123 subdomains) is an error: `kubectl apply` "
+        "refuses the object. A kind unknown in a built-in API group (`apps/v1` "
+        "`Deploymnet`) or in KEDA's or prometheus-operator's group is an error with the "
+        "closest known kind; a kind of any other group (a third-party CRD) is an info: it "
+        "was not checked. The Kubernetes version is the profile's `cluster.version` when it "
         "names one (`1.33`, `1.33.1-do.0`), else gpuscale's default, as for `gpuscale "
         "deploy`. Values with a placeholder are not judged; a number or boolean in trigger "
         "metadata is left to `trigger-metadata-not-string`, which says more."
@@ -71,7 +76,7 @@ def schema_invalid(ctx: LintContext) -> Iterator[Hit]:
 
 def _schema_hit(obj: Manifest, problem: ValidationProblem, version: str) -> Hit:
     where = format_path(problem.path)
-    if problem.severity == "warning":
+    if problem.severity != "error":
         why = (
             f"gpuscale ships no schema for {obj.api_version} {obj.kind}, so this object was "
             "not checked; the API server checks it against its CRD, if one is installed."
@@ -90,7 +95,7 @@ def _schema_hit(obj: Manifest, problem: ValidationProblem, version: str) -> Hit:
         message=f"{where}: {problem.message}",
         why=why,
         fix=f"# {problem.fix}",
-        severity=Severity.WARNING if problem.severity == "warning" else None,
+        severity=Severity(problem.severity) if problem.severity != "error" else None,
     )
 
 
