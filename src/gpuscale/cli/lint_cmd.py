@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import enum
 import gc
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -37,9 +36,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 __all__ = ["LintArgs", "OutputFormat", "execute", "lint"]
-
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-"""A namespace name: an RFC 1123 (DNS-1123) label, as Kubernetes validates it."""
 
 
 class OutputFormat(enum.StrEnum):
@@ -95,12 +91,13 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         raise InputError(
             "no manifests given", where="PATH", fix="gpuscale lint k8s/ (or - for stdin)"
         )
-    if not _DNS_LABEL.fullmatch(args.namespace) or len(args.namespace) > 63:
+    from gpuscale.manifests.names import name_problem, suggest_name  # noqa: PLC0415
+
+    if problem := name_problem(args.namespace, "dns1123-label"):
         raise InputError(
-            f"{args.namespace!r} is not a valid namespace",
+            f"{args.namespace!r} is not a valid namespace: {problem}",
             where="--namespace",
-            fix="use at most 63 lower-case letters, digits and '-', starting and ending with "
-            "a letter or digit (a DNS-1123 label)",
+            fix=f"use a name such as {suggest_name(args.namespace, 'dns1123-label')}",
         )
     from gpuscale.cli._profile_input import optional_profile  # noqa: PLC0415
 
