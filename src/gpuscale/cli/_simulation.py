@@ -9,8 +9,6 @@ into place) or not at all; progress goes to stderr.
 from __future__ import annotations
 
 import contextlib
-import os
-import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuscale import __version__
+from gpuscale._files import write_atomically
 from gpuscale.errors import InputError
 from gpuscale.report import (
     ReportRun,
@@ -167,25 +166,13 @@ def write_timeline(path: Path, timeline: Timeline) -> None:
         raise InputError(
             "the directory does not exist", where=str(path), fix="create it or pick another path"
         )
-    temporary = folder / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    text = "".join(
+        [encode_header(timeline.header) + "\n"]
+        + [encode_record(record) + "\n" for record in timeline.records]
+    )
     try:
-        # 0o666 through the umask, as a plain open() would (mkstemp would leave 0o600).
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        write_atomically(path, text.encode("utf-8"))
     except OSError as exc:
-        raise InputError(
-            f"cannot write here ({exc.strerror})", where=str(path), fix="pick a writable path"
-        ) from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(encode_header(timeline.header) + "\n")
-            for record in timeline.records:
-                out.write(encode_record(record) + "\n")
-        os.replace(temporary, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if not isinstance(exc, OSError):
-            raise
         raise InputError(
             f"cannot write the timeline ({exc.strerror})",
             where=str(path),

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
+from gpuscale._files import stage
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
 
@@ -267,20 +267,16 @@ def write_files(
         )
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        staged: list[tuple[str, Path]] = []
+        staged: list[tuple[Path, Path]] = []
         try:
             for file, target in zip(files, targets, strict=True):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-                with os.fdopen(handle, "w", encoding="utf-8") as out:
-                    out.write(file.text)
-                staged.append((temp, target))
+                staged.append((stage(target, file.text.encode("utf-8")), target))
         except BaseException:
             for temp, _ in staged:
-                Path(temp).unlink(missing_ok=True)
+                temp.unlink(missing_ok=True)
             raise
         for temp, target in staged:
-            Path(temp).chmod(0o644)
             os.replace(temp, target)
     except OSError as exc:
         raise InputError(

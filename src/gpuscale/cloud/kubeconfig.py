@@ -22,6 +22,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from gpuscale._files import stage
 from gpuscale.errors import InputError
 from gpuscale.live.kubeconfig import load_kubeconfig_file
 
@@ -135,14 +136,9 @@ def read_kubeconfig(path: Path) -> dict[str, Any] | None:
 def write_private(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically with mode 0600 (parents made with 0700)."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.gpuscale-{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    temp = stage(path, text.encode("utf-8"), mode=0o600)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o600)
+        os.chmod(temp, 0o600)  # whatever the umask: a kubeconfig holds credentials
         os.replace(temp, path)
     except BaseException:
         temp.unlink(missing_ok=True)

@@ -9,12 +9,11 @@ report untouched.
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuscale._files import write_atomically
 from gpuscale.errors import InputError
 from gpuscale.report.compare import compare_timelines, comparison_table
 from gpuscale.report.page import MAX_DECISIONS, render_html
@@ -62,19 +61,6 @@ def report_html(
     return render_html(
         runs, plots=plots, title=title, comparison=comparison, max_decisions=max_decisions
     )
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    # os.open with 0o666 keeps the user's umask, as a plain open() would (mkstemp uses 0o600).
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def _check_html_target(path: Path) -> None:
@@ -128,7 +114,7 @@ def write_report(
         try:
             folder.mkdir(parents=True, exist_ok=True)
             for name in PLOT_NAMES:
-                _write_atomically(folder / f"{name}.png", plots[name])
+                write_atomically(folder / f"{name}.png", plots[name])
                 written.append(folder / f"{name}.png")
         except OSError as exc:
             raise InputError(f"cannot write ({exc.strerror or exc})", where=str(folder)) from None
@@ -141,7 +127,7 @@ def write_report(
             plots=plots,
         )
         try:
-            _write_atomically(page, text.encode("utf-8"))
+            write_atomically(page, text.encode("utf-8"))
         except OSError as exc:
             raise InputError(f"cannot write ({exc.strerror or exc})", where=str(page)) from None
     return WrittenReport(html=page, plots=tuple(written))
