@@ -13,7 +13,7 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["format_duration", "parse_duration", "parse_quantity"]
+__all__ = ["format_duration", "parse_duration", "parse_quantity", "quantity_or_none"]
 
 _DURATION_UNITS = {
     "ms": 0.001,
@@ -109,3 +109,14 @@ def parse_quantity(value: str | float | int) -> float:
     except InvalidOperation as exc:  # pragma: no cover - the regex admits only valid decimals
         raise ValueError(f"expected a quantity such as 1, 500m or 2Gi, got {value!r}") from exc
     return float(number * _QUANTITY_SUFFIX[match.group(2) or ""])
+
+
+def quantity_or_none(value: object) -> float | None:
+    """:func:`parse_quantity` of a field read from a live object (its text form), or None
+    when the field is absent or holds no quantity: a status to show, not input to refuse."""
+    if value is None:
+        return None
+    try:
+        return parse_quantity(str(value))
+    except ValueError:
+        return None

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.units import format_duration, parse_duration, parse_quantity
+from gpuscale.units import format_duration, parse_duration, parse_quantity, quantity_or_none
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,11 @@ def test_parse_quantity(text: str | int, value: float) -> None:
 def test_parse_quantity_rejects(bad: object) -> None:
     with pytest.raises(ValueError, match="quantity"):
         parse_quantity(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(None, None), ("500m", 0.5), (2, 2.0), ("2Gi", 2.0 * 1024**3), ("n/a", None), ("", None)],
+)
+def test_quantity_or_none_reads_live_fields(value: object, expected: float | None) -> None:
+    assert quantity_or_none(value) == expected

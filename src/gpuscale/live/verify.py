@@ -67,7 +67,7 @@ from gpuscale.manifests import (
 )
 from gpuscale.manifests.selectors import LabelSelector, node_affinity_matches
 from gpuscale.profile import DOKS_LABEL_DOMAIN, CatalogueEntry, NodePool, Profile
-from gpuscale.units import parse_quantity
+from gpuscale.units import quantity_or_none
 
 __all__ = [
     "KEDA_CRDS",
@@ -430,15 +430,6 @@ def _metric_name(entry: Mapping[str, Any]) -> str:
     return str((body.get("metric") or {}).get("name") or "")
 
 
-def _quantity(value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        return parse_quantity(str(value))
-    except ValueError:
-        return None
-
-
 def check_hpa(namespace: str, name: str, hpa: Mapping[str, Any] | None) -> Check:
     """The HPA KEDA made for the ScaledObject (``name``) exists, has its external metric,
     and reads a value (``status.currentMetrics``); ``ScalingActive`` False carries the
@@ -476,7 +467,7 @@ def check_hpa(namespace: str, name: str, hpa: Mapping[str, Any] | None) -> Check
         target = (metric.get("external") or {}).get("target") or {}
         goal = target.get("averageValue") or target.get("value")
         now = current.get(metric_name) or {}
-        value = _quantity(now.get("averageValue") or now.get("value"))
+        value = quantity_or_none(now.get("averageValue") or now.get("value"))
         shown = "no value" if value is None else _number(value)
         parts.append(f"{metric_name} = {shown} (target {target.get('type')} {goal})")
     replicas = f"current {status.get('currentReplicas')}, desired {status.get('desiredReplicas')}"
@@ -884,7 +875,10 @@ def check_gpu_capacity(
     reasons: list[str] = []
     for node in nodes:
         name = _meta(node, "name")
-        have = _quantity(((node.get("status") or {}).get("allocatable") or {}).get(resource)) or 0
+        have = (
+            quantity_or_none(((node.get("status") or {}).get("allocatable") or {}).get(resource))
+            or 0
+        )
         if have < need:
             continue
         if not _node_ready(node):

@@ -40,7 +40,7 @@ from rich.text import Text
 from gpuscale.live.events import EventView, decision_for, event_views, related_to
 from gpuscale.profile import Profile
 from gpuscale.timeline import Decision, Record, WorkloadState
-from gpuscale.units import format_duration, parse_quantity
+from gpuscale.units import format_duration, quantity_or_none
 
 __all__ = [
     "POOL_LABELS",
@@ -219,15 +219,6 @@ def prometheus_trigger(so: Mapping[str, Any] | None) -> tuple[str, str] | None:
     return None
 
 
-def _quantity(value: Any) -> float | None:
-    if value is None:
-        return None
-    try:
-        return parse_quantity(str(value))
-    except ValueError:
-        return None
-
-
 def _metric_of(entry: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]]:
     kind = str(entry.get("type") or "")
     body = entry.get(kind[:1].lower() + kind[1:]) or {}
@@ -244,7 +235,7 @@ def _hpa_view(hpa: Mapping[str, Any]) -> HpaView:
         name, body = _metric_of(metrics[0])
         goal = body.get("target") or {}
         target_type = str(goal.get("type") or "")
-        target = _quantity(goal.get("averageValue") or goal.get("value"))
+        target = quantity_or_none(goal.get("averageValue") or goal.get("value"))
         if target is None and goal.get("averageUtilization") is not None:
             target = float(goal["averageUtilization"])
     value = None
@@ -252,7 +243,7 @@ def _hpa_view(hpa: Mapping[str, Any]) -> HpaView:
         metric, body = _metric_of(entry)
         if metric == name:
             current = body.get("current") or {}
-            value = _quantity(current.get("averageValue") or current.get("value"))
+            value = quantity_or_none(current.get("averageValue") or current.get("value"))
             if value is None and current.get("averageUtilization") is not None:
                 value = float(current["averageUtilization"])
             break
