@@ -10,10 +10,13 @@ from typing import TypeVar
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._k8s import selects, service_view, servicemonitor_view, workload_view
 from gpuscale.lint._keda import ScaledObjectView, TriggerView, scaled_object_view
+from gpuscale.lint._yaml import snippet
 from gpuscale.lint.query import QueryAnalysis, analyse_query
 from gpuscale.manifests import KeyPath, Manifest, Service, ServiceMonitor, Workload, is_templated
 
 __all__ = [
+    "PER_REPLICA_QUERY_EXAMPLE",
+    "TOTAL_QUERY_FIX",
     "PromTrigger",
     "covers",
     "decided_scaled_objects",
@@ -33,6 +36,34 @@ __all__ = [
     "target_workload",
     "trigger_path",
 ]
+
+PER_REPLICA_QUERY_EXAMPLE = snippet(
+    {
+        "triggers": [
+            {
+                "type": "prometheus",
+                "metadata": {
+                    "query": 'sum(my_gauge{app="web"}) / count(my_gauge{app="web"})',
+                    "threshold": "80",
+                },
+            }
+        ]
+    }
+)
+"""A per-replica query under KEDA's default AverageValue: the mistake that divides twice
+and flaps (the example of ``query-divides-by-replicas`` and ``flaps-under-steady-load``)."""
+
+TOTAL_QUERY_FIX = snippet(
+    {
+        "triggers": [
+            {
+                "type": "prometheus",
+                "metadata": {"query": 'sum(my_gauge{app="web"})', "threshold": "80"},
+            }
+        ]
+    }
+)
+"""Its fix: the total, which AverageValue divides by the replica count once."""
 
 _K = TypeVar("_K", bound=Hashable)
 

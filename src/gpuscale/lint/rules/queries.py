@@ -20,6 +20,8 @@ from gpuscale.lint._yaml import snippet
 from gpuscale.lint.query import QueryAnalysis
 from gpuscale.lint.query import selector_text as query_selector_text
 from gpuscale.lint.rules._common import (
+    PER_REPLICA_QUERY_EXAMPLE,
+    TOTAL_QUERY_FIX,
     PromTrigger,
     fmt,
     prometheus_triggers,
@@ -94,29 +96,8 @@ def _summed(expression: str) -> str:
         "the per-replica query and set `metricType: Value` (desired = ready pods × value / "
         "threshold)."
     ),
-    example=snippet(
-        {
-            "triggers": [
-                {
-                    "type": "prometheus",
-                    "metadata": {
-                        "query": 'sum(my_gauge{app="web"}) / count(my_gauge{app="web"})',
-                        "threshold": "80",
-                    },
-                }
-            ]
-        }
-    ),
-    fix=snippet(
-        {
-            "triggers": [
-                {
-                    "type": "prometheus",
-                    "metadata": {"query": 'sum(my_gauge{app="web"})', "threshold": "80"},
-                }
-            ]
-        }
-    ),
+    example=PER_REPLICA_QUERY_EXAMPLE,
+    fix=TOTAL_QUERY_FIX,
 )
 def query_divides_by_replicas(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):

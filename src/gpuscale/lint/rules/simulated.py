@@ -39,6 +39,8 @@ from gpuscale.lint._keda import ScaledObjectView
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
+    PER_REPLICA_QUERY_EXAMPLE,
+    TOTAL_QUERY_FIX,
     PromTrigger,
     fmt,
     name_of,
@@ -267,29 +269,8 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
         "it is proven settled, so most cost 5–20 ms; one that flaps runs to its end, and a "
         "second run checks the fix."
     ),
-    example=snippet(
-        {
-            "triggers": [
-                {
-                    "type": "prometheus",
-                    "metadata": {
-                        "query": 'sum(my_gauge{app="web"}) / count(my_gauge{app="web"})',
-                        "threshold": "80",
-                    },
-                }
-            ]
-        }
-    ),
-    fix=snippet(
-        {
-            "triggers": [
-                {
-                    "type": "prometheus",
-                    "metadata": {"query": 'sum(my_gauge{app="web"})', "threshold": "80"},
-                }
-            ]
-        }
-    ),
+    example=PER_REPLICA_QUERY_EXAMPLE,
+    fix=TOTAL_QUERY_FIX,
     requires="simulator",
 )
 def flaps_under_steady_load(ctx: LintContext) -> Iterator[Hit]:
