@@ -22,6 +22,7 @@ manifests does not bring pydantic, nor reading the profile ruamel's emitter or n
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -130,10 +131,27 @@ def _expand(path: Path) -> Iterable[Path]:
             )
         return found
     if not path.exists():
+        if _symlink_loop(path):
+            raise ManifestError(
+                _LOOP_MESSAGE, where=str(path), fix="point the link at a real file or directory"
+            )
         raise ManifestError(
             "no such file or directory", where=str(path), fix="check the path (or use - for stdin)"
         )
     return [path]
+
+
+_LOOP_MESSAGE = "is a symlink loop: following its links comes back to it without end"
+
+
+def _symlink_loop(path: Path) -> bool:
+    """Whether ``path`` cannot be reached because its symbolic links form a loop (ELOOP),
+    which ``Path.exists`` reports as a missing file."""
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _read_text(
@@ -157,6 +175,10 @@ def _read_text(
             f"not UTF-8 text (byte {exc.start})", where=str(path), fix="save the file as UTF-8"
         ) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise error(
+                _LOOP_MESSAGE, where=str(path), fix="point the link at a real file"
+            ) from None
         raise error(
             f"cannot read: {exc.strerror or exc}", where=str(path), fix="check the permissions"
         ) from None

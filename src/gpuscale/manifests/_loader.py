@@ -40,7 +40,7 @@ from ruamel.yaml.resolver import BaseResolver
 from ruamel.yaml.tag import Tag
 
 from gpuscale.errors import ManifestError
-from gpuscale.manifests._model import KeyPath, Location, Manifest
+from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
 
 __all__ = ["PROFILE_NAMES", "STDIN", "YamlDocument", "load_text", "parse_yaml"]
 
@@ -218,6 +218,8 @@ def _allowed_alias_ratio(decoded: int) -> float:
 def _describe(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
     return f"the scalar {value!r}"[:60]
 
 
@@ -309,7 +311,17 @@ class _Builder:
         if isinstance(node, ScalarNode) and node.style:
             start, end = node.start_mark, node.end_mark
             self.spans.append((start.line, start.column, end.line, end.column))
-        return _scalar(node)
+        try:
+            return _scalar(node)
+        except ValueError:
+            digits = sum(c.isdigit() for c in str(node.value))
+            key = format_path(path) or "the document"
+            raise ManifestError(
+                f"{key}: an integer of {digits} digits; no Kubernetes field holds more than "
+                "19 (int64)",
+                where=f"{self.source}:{node.start_mark.line + 1}",
+                fix=f"write {key} as a number that fits, or quote it if it is text",
+            ) from None
 
     def _collection(self, node: Node, path: KeyPath) -> Any:
         if isinstance(node, MappingNode):
@@ -425,11 +437,26 @@ def _split(document: YamlDocument) -> list[Manifest]:
     body, positions, start = document.body, document.positions, document.start
     items = body.get("items")
     kind = body.get("kind")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+    if isinstance(kind, str) and kind.endswith("List") and (kind == "List" or "items" in body):
+        where = positions.get(("items",), start)
+        if items is None:
+            items = []
+        if not isinstance(items, list):
+            raise ManifestError(
+                f"{kind}: items must be a list of objects, got {_describe(items)}",
+                where=f"{where.file}:{where.line}",
+                fix="write items as a YAML list of objects (each with apiVersion and kind), "
+                "as kubectl get -o yaml prints them",
+            )
         flattened: list[Manifest] = []
         for index, item in enumerate(items):
             if not isinstance(item, dict):
-                continue
+                at = positions.get(("items", index), where)
+                raise ManifestError(
+                    f"{kind}: items[{index}] must be an object, got {_describe(item)}",
+                    where=f"{at.file}:{at.line}",
+                    fix="make each entry of items an object with apiVersion, kind and metadata",
+                )
             prefix = ("items", index)
             sub = {
                 path[2:]: where

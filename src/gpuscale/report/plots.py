@@ -121,8 +121,12 @@ def _new_figure(rows: int = 1) -> tuple[Figure, list[Axes]]:
     return figure, [row[0] for row in axes]
 
 
+def _end(runs: Sequence[ReportRun]) -> float:
+    return max((run_end(r.timeline) for r in runs), default=0.0)
+
+
 def _time_unit(runs: Sequence[ReportRun]) -> tuple[float, str]:
-    longest = max((run_end(r.timeline) for r in runs), default=0.0)
+    longest = _end(runs)
     return (3600.0, "hours") if longest > _HOURS_FROM else (60.0, "minutes")
 
 
@@ -168,13 +172,22 @@ def _integer_ticks(axes: Axes) -> None:
 
 
 def _finish(
-    figure: Figure, axes: list[Axes], title: str, unit: str, *, drawn: bool, empty: str
+    figure: Figure,
+    axes: list[Axes],
+    title: str,
+    unit: str,
+    *,
+    drawn: bool,
+    empty: str,
+    end: float = 0.0,
 ) -> Figure:
+    """Title, labels, grid and legend; the time axis runs from 0 to ``end`` (the longest
+    run's end in the plot's unit), so every plot spans the whole run."""
     figure.suptitle(title)
     axes[-1].set_xlabel(f"time ({unit})")
     for ax in axes:
         ax.grid(visible=True, alpha=0.3)
-        ax.set_xlim(left=0)
+        ax.set_xlim(left=0, right=end if end > 0 else None)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     if not drawn:
@@ -211,6 +224,7 @@ def figure_load(runs: Sequence[ReportRun]) -> Figure:
             PLOT_TITLES["load"],
             unit,
             drawn=drawn,
+            end=_end(runs) / scale,
             empty="no load values in these timelines",
         )
 
@@ -302,6 +316,7 @@ def figure_metric(
             PLOT_TITLES["metric"],
             unit,
             drawn=drawn,
+            end=_end(runs) / scale,
             empty="no metric values in these timelines",
         )
 
@@ -335,6 +350,7 @@ def figure_replicas(runs: Sequence[ReportRun]) -> Figure:
             PLOT_TITLES["replicas"],
             unit,
             drawn=drawn,
+            end=_end(runs) / scale,
             empty="no workloads in these timelines",
         )
 
@@ -366,6 +382,7 @@ def figure_pending(runs: Sequence[ReportRun]) -> Figure:
             PLOT_TITLES["pending"],
             unit,
             drawn=drawn,
+            end=_end(runs) / scale,
             empty="no workloads in these timelines",
         )
 
@@ -400,6 +417,7 @@ def figure_nodes(runs: Sequence[ReportRun]) -> Figure:
             PLOT_TITLES["nodes"],
             unit,
             drawn=drawn,
+            end=_end(runs) / scale,
             empty="no node pools in these timelines",
         )
 
@@ -431,6 +449,7 @@ def figure_cost(runs: Sequence[ReportRun]) -> Figure:
             PLOT_TITLES["cost"],
             unit,
             drawn=drawn,
+            end=_end(runs) / scale,
             empty="no records in these timelines",
         )
 

@@ -177,6 +177,29 @@ def load_series(timeline: Timeline, key: str) -> StepSeries:
 
 
 def cost_series(timeline: Timeline) -> StepSeries:
-    """Dollars spent so far at each record. Between records cost grows with the nodes up,
-    so plot it joined point to point rather than as steps."""
-    return _series(timeline, lambda i: timeline.records[i].cost_usd)
+    """Dollars spent so far at each record and at the run's end. Between records cost grows
+    with the nodes up, so plot it joined point to point rather than as steps.
+
+    A run often stops changing long before it ends (the fixed tutorial's last record is at
+    12 min of 40): the last point adds what the last record's nodes, in every state, cost
+    at the header's ``price_per_hour`` until :func:`run_end` — the same node-seconds times
+    price the summary's dollars are made of, so the plot ends where the table's total is.
+    """
+    series = _series(timeline, lambda i: timeline.records[i].cost_usd)
+    if not timeline.records or series.end <= series.times[-1]:
+        return series
+    last = timeline.records[-1]
+    per_hour = 0.0
+    for pool, states in last.nodes.items():
+        price = _number(timeline.header.pools.get(pool, {}).get("price_per_hour"))
+        per_hour += sum(states.values()) * (price or 0.0)
+    final = last.cost_usd + per_hour * (series.end - last.t) / 3600.0
+    return StepSeries(
+        times=(*series.times, series.end), values=(*series.values, final), end=series.end
+    )
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
