@@ -62,6 +62,7 @@ from gpuscale.profile import WorkloadSpec as ProfileWorkload
 from gpuscale.promql import PromQLError
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
 from gpuscale.sim.metrics import PromQLBackend
+from gpuscale.sim.provider import PROVIDERS, NodeProvider
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
 from gpuscale.sim.simulation import Simulation
@@ -532,7 +533,9 @@ def _pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
         ) from None
 
 
-def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec]) -> list[int]:
+def _initial_nodes(
+    pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec], provider: NodeProvider
+) -> list[int]:
     """Nodes per pool at the start: the pool's minimum, plus what the initial replicas
     need (first fit, in pool order), within its maximum — the cluster as a Deployment
     already running finds it."""
@@ -546,7 +549,7 @@ def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec])
         for _ in range(workload.replicas):
             placed = False
             for index, used in nodes:
-                if _fits(requirements, templates[index], used):
+                if _fits(requirements, templates[index], used, provider):
                     _take(requirements, used)
                     placed = True
                     break
@@ -556,7 +559,7 @@ def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec])
                 if counts[index] >= pool.highest:
                     continue
                 used = {}
-                if _fits(requirements, templates[index], used):
+                if _fits(requirements, templates[index], used, provider):
                     _take(requirements, used)
                     nodes.append((index, used))
                     counts[index] += 1
@@ -564,10 +567,15 @@ def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec])
     return counts
 
 
-def _fits(requirements: scheduler.PodRequirements, pool: PoolSpec, used: dict[str, int]) -> bool:
+def _fits(
+    requirements: scheduler.PodRequirements,
+    pool: PoolSpec,
+    used: dict[str, int],
+    provider: NodeProvider,
+) -> bool:
     view = scheduler.NodeView(
         "template",
-        {**pool.labels, "doks.digitalocean.com/node-pool": pool.name},
+        provider.template_labels(dict(pool.labels), pool.name),
         pool.taints,
         scheduler.quantities(pool.allocatable),
         dict(used),
@@ -774,7 +782,7 @@ def build_inputs(
         )
     pools = profile.node_pools
     specs = list(workloads.values())
-    counts = _initial_nodes(pools, specs)
+    counts = _initial_nodes(pools, specs, PROVIDERS[profile.cluster.provider])
     pool_specs = tuple(_pool_spec(pool, n) for pool, n in zip(pools, counts, strict=True))
     if not pool_specs:
         raise InputError(
@@ -802,6 +810,7 @@ def build_inputs(
         control_plane=ControlPlaneSpec(
             hpa_sync_period_s=profile.hpa.sync_period or DEFAULT_SYNC_PERIOD_SECONDS
         ),
+        provider=profile.cluster.provider,
     )
     lookback_ms = round(profile.prometheus.lookback_delta * 1000)
     queries = [t.query for s in sources for t in s.hpa.triggers if t is not None]

@@ -26,6 +26,7 @@ from gpuscale.controllers.scheduler import (
     Toleration,
     quantities,
 )
+from gpuscale.sim.provider import PROVIDERS
 
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
@@ -428,10 +429,15 @@ class SimulationSpec:
     autoscaler: AutoscalerTimings = field(default_factory=AutoscalerTimings)
     prometheus: PrometheusSpec = field(default_factory=PrometheusSpec)
     control_plane: ControlPlaneSpec = field(default_factory=ControlPlaneSpec)
+    provider: str = "doks"
+    """The profile's ``cluster.provider``: what it writes on every node
+    (``gpuscale.sim.provider``)."""
 
     def __post_init__(self) -> None:
         if not self.pools:
             raise ValueError("a simulation needs at least one node pool")
+        if self.provider not in PROVIDERS:
+            raise ValueError(f"unknown provider {self.provider!r}; known: {sorted(PROVIDERS)}")
         keys = [w.key for w in self.workloads]
         if len(set(keys)) != len(keys):
             raise ValueError("workload names must be unique per namespace")

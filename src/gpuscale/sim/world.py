@@ -95,7 +95,7 @@ class World:
         self.engine = engine or Engine()
         self.audit_enabled = audit
         self.audit: list[str] = []
-        self.provider = PROVIDERS["doks"]
+        self.provider = PROVIDERS[spec.provider]
         root = random.Random(seed)
         self._sched_rng = random.Random(root.getrandbits(64))
         ca_rng = random.Random(root.getrandbits(64))
