@@ -58,19 +58,14 @@ from gpuscale.sim.metrics import MetricsBackend
 from gpuscale.sim.provider import PROVIDERS
 from gpuscale.sim.recorder import Recorder, SimulationResult, header_of
 from gpuscale.sim.requests import ReplicaServer, RequestLog
-from gpuscale.sim.scalers import ScaleDecision, Scaler, ScaleView
+from gpuscale.sim.scaler_loop import start_scaler
+from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scrape import ScrapeManager
 from gpuscale.sim.specs import PoolSpec, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
 from gpuscale.timeline import Decision, Record
 
 __all__ = ["CostReport", "LoadSpec", "SimulationResult", "World"]
-
-
-def _same(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return a == b or (math.isnan(a) and math.isnan(b))
 
 
 class World:
@@ -162,7 +157,7 @@ class World:
         for name, scaler_list in (scalers or {}).items():
             target = self.workload(name)
             for scaler in scaler_list:
-                self._start_scaler(target, scaler)
+                start_scaler(self, target, scaler)
         if spec.autoscaler.enabled:
             self.autoscaler.start()
         self.recorder.touch()
@@ -366,7 +361,7 @@ class World:
         else:
             self.recorder.touch()
         spec = pod.workload.spec
-        self._request_rs_sync(pod.workload)
+        self.request_rs_sync(pod.workload)
         if pod.target is not None:
             self.scrape.remove(pod.target)
         if pod.node is None:
@@ -437,7 +432,7 @@ class World:
 
     # ------------------------------------------------------------------ ReplicaSet
 
-    def _request_rs_sync(self, workload: Workload) -> None:
+    def request_rs_sync(self, workload: Workload) -> None:
         key = workload.spec.key
         if key not in self._rs_handles:
             self._rs_handles[key] = self.engine.at(
@@ -467,55 +462,6 @@ class World:
                     "replicaset", "delete", "SuccessfulDelete", rs_name, f"Deleted pod: {name}"
                 ),
             )
-
-    # ------------------------------------------------------------------ scalers
-
-    def _start_scaler(self, workload: Workload, scaler: Scaler) -> None:
-        period = float(scaler.period_s)
-        first = float(scaler.first_sync_s)
-        if not (math.isfinite(period) and period > 0) or not (math.isfinite(first) and first >= 0):
-            raise ValueError(f"scaler {scaler.name}: period must be > 0 and first sync >= 0")
-
-        def sync(n: int) -> None:
-            self._scaler_sync(workload, scaler)
-            self.engine.at(first + (n + 1) * period, lambda: sync(n + 1), priority=Priority.SCALER)
-
-        self.engine.at(first, lambda: sync(0), priority=Priority.SCALER)
-
-    def _scale_view(self, workload: Workload) -> ScaleView:
-        active = workload.active()
-        return ScaleView(
-            now_s=self.engine.now,
-            namespace=workload.spec.namespace,
-            name=workload.spec.name,
-            spec_replicas=workload.spec_replicas,
-            status_replicas=len(active),
-            ready_replicas=sum(1 for p in active if p.state == "Ready"),
-            available_replicas=sum(1 for p in active if p.state == "Ready" and p.available),
-            metrics=self.metrics,
-        )
-
-    def _scaler_sync(self, workload: Workload, scaler: Scaler) -> None:
-        decision: ScaleDecision = scaler.sync(self._scale_view(workload))
-        changed = False
-        for name, value in decision.metrics.items():
-            if name not in workload.metrics or not _same(workload.metrics[name], value):
-                workload.metrics[name] = value
-                changed = True
-        if decision.desired is not None and decision.desired != workload.desired:
-            workload.desired = decision.desired
-            changed = True
-        if decision.decisions:
-            self.recorder.decisions.extend(decision.decisions)
-            changed = True
-        if decision.replicas is not None and decision.replicas != workload.spec_replicas:
-            if decision.replicas < 0:
-                raise ValueError(f"scaler {scaler.name} asked for {decision.replicas} replicas")
-            workload.spec_replicas = decision.replicas
-            changed = True
-            self._request_rs_sync(workload)
-        if changed:
-            self.recorder.touch()
 
     # ------------------------------------------------------------------ nodes
 
