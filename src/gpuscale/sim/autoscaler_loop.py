@@ -44,7 +44,7 @@ class AutoscalerLoop:
         self._world = world
         self._rng = rng
         self._state = ca.AutoscalerState()
-        self.options = world.spec.autoscaler.options()
+        self.options = world.spec.autoscaler
         self._next: Handle | None = None
         self._seen_version = -1
         self._valid_until = -math.inf

@@ -158,7 +158,7 @@ class World:
             target = self.workload(name)
             for scaler in scaler_list:
                 start_scaler(self, target, scaler)
-        if spec.autoscaler.enabled:
+        if spec.autoscaler_enabled:
             self.autoscaler.start()
         self.recorder.touch()
 
