@@ -112,9 +112,9 @@ def _why(outcome: RunOutcome, moments: list[Moment]) -> list[str]:
     if any("scale-up" in m.text for m in moments):
         lines.append(
             "The cluster autoscaler adds a node only for pods unschedulable longer than "
-            f"{format_duration(timings.scale_up_delay_gpu_s)} when they request GPUs "
-            f"({format_duration(timings.scale_up_delay_s)} otherwise), then the node takes the "
-            "pool's provisioning time."
+            f"{format_duration(timings.unschedulable_pod_with_gpu_time_buffer_s)} when they "
+            f"request GPUs ({format_duration(timings.unschedulable_pod_time_buffer_s)} "
+            "otherwise), then the node takes the pool's provisioning time."
         )
     if any("deleted while still Pending" in m.text for m in moments) and gpu is not None:
         lines.append(

@@ -1,10 +1,11 @@
 """The cluster autoscaler's flag defaults, in one place.
 
-Three things describe the cluster autoscaler's settings: the profile users write
-(:class:`gpuscale.profile.AutoscalerSpec`), the simulator's timings
-(:class:`gpuscale.sim.specs.AutoscalerTimings`) and the controller model's options
-(:class:`gpuscale.controllers.cluster_autoscaler.AutoscalingOptions`). Each takes its
-defaults from here, so they cannot drift apart. The module imports nothing: the profile
+Two things describe the cluster autoscaler's settings: the profile users write
+(:class:`gpuscale.profile.AutoscalerSpec`) and the controller model's options
+(:class:`gpuscale.controllers.cluster_autoscaler.AutoscalingOptions`), which the
+simulator takes as they are (the profile maps onto them in
+:func:`gpuscale.sim.inputs.autoscaling_options`). Both take their defaults from here, so
+they cannot drift apart. The module imports nothing: the profile
 reads it without paying for the controller models (``gpuscale profile show`` stays
 light), and the import contracts hold (controllers import neither the profile nor the
 manifests; the profile may import this leaf).

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
+    "FAMILIES",
     "DeploymentStatus",
     "NodeInfo",
     "PodInfo",
@@ -42,6 +43,26 @@ __all__ = [
 
 Series = tuple[str, tuple[tuple[str, str], ...], float]
 """One sample of a family: metric name, labels, value."""
+
+FAMILIES = frozenset(
+    {
+        "kube_deployment_spec_replicas",
+        "kube_deployment_status_replicas",
+        "kube_deployment_status_replicas_ready",
+        "kube_deployment_status_replicas_available",
+        "kube_deployment_status_replicas_unavailable",
+        "kube_deployment_status_replicas_updated",
+        "kube_deployment_status_observed_generation",
+        "kube_pod_info",
+        "kube_pod_status_phase",
+        "kube_pod_status_ready",
+        "kube_pod_status_scheduled",
+        "kube_node_info",
+        "kube_node_labels",
+    }
+)
+"""Every metric name the series functions below can return (a scraper that stores only
+the names its queries select decides from this)."""
 
 _PHASES = ("Pending", "Succeeded", "Failed", "Unknown", "Running")
 _INVALID_LABEL_CHARS = re.compile(r"[^a-zA-Z0-9_]")

@@ -22,7 +22,6 @@ from gpuscale.sim.scalers import ScaleDecision, Scaler, ScaleView
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario, parse_scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
-    AutoscalerTimings,
     ControlPlaneSpec,
     PoolSpec,
     PrometheusSpec,
@@ -36,7 +35,6 @@ from gpuscale.sim.traces import Trace, parse_trace
 from gpuscale.sim.world import CostReport, LoadSpec, SimulationResult
 
 __all__ = [
-    "AutoscalerTimings",
     "ControlPlaneSpec",
     "CostReport",
     "Engine",

@@ -294,7 +294,7 @@ def _settled_after_s(
     )
     polling = float(source.spec.polling_interval)
     keda = max(float(source.spec.cooldown_period), fallback_s)
-    options = spec.autoscaler.options()
+    options = spec.autoscaler
     ca_longest = max(
         float(getattr(options, f.name)) for f in fields(options) if f.name.endswith("_s")
     )

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import promql_parser as pp
 
 from gpuscale.controllers import scheduler
+from gpuscale.controllers.cluster_autoscaler import AutoscalingOptions
 from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
 from gpuscale.controllers.keda import (
     ScaledObjectSpec,
@@ -57,16 +58,16 @@ from gpuscale.manifests import (
     Workload,
     parse_yaml,
 )
-from gpuscale.profile import NodePool, Profile
+from gpuscale.profile import AutoscalerSpec, NodePool, Profile
 from gpuscale.profile import WorkloadSpec as ProfileWorkload
 from gpuscale.promql import PromQLError
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
 from gpuscale.sim.metrics import PromQLBackend
+from gpuscale.sim.provider import PROVIDERS, NodeProvider
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
-    AutoscalerTimings,
     ControlPlaneSpec,
     PoolSpec,
     PrometheusSpec,
@@ -81,6 +82,7 @@ __all__ = [
     "APPROXIMATIONS",
     "ProfileLocator",
     "SimulationInputs",
+    "autoscaling_options",
     "build_inputs",
     "gauges_of",
     "needs_capacity",
@@ -532,7 +534,9 @@ def _pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
         ) from None
 
 
-def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec]) -> list[int]:
+def _initial_nodes(
+    pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec], provider: NodeProvider
+) -> list[int]:
     """Nodes per pool at the start: the pool's minimum, plus what the initial replicas
     need (first fit, in pool order), within its maximum — the cluster as a Deployment
     already running finds it."""
@@ -546,7 +550,7 @@ def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec])
         for _ in range(workload.replicas):
             placed = False
             for index, used in nodes:
-                if _fits(requirements, templates[index], used):
+                if _fits(requirements, templates[index], used, provider):
                     _take(requirements, used)
                     placed = True
                     break
@@ -556,7 +560,7 @@ def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec])
                 if counts[index] >= pool.highest:
                     continue
                 used = {}
-                if _fits(requirements, templates[index], used):
+                if _fits(requirements, templates[index], used, provider):
                     _take(requirements, used)
                     nodes.append((index, used))
                     counts[index] += 1
@@ -564,10 +568,15 @@ def _initial_nodes(pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec])
     return counts
 
 
-def _fits(requirements: scheduler.PodRequirements, pool: PoolSpec, used: dict[str, int]) -> bool:
+def _fits(
+    requirements: scheduler.PodRequirements,
+    pool: PoolSpec,
+    used: dict[str, int],
+    provider: NodeProvider,
+) -> bool:
     view = scheduler.NodeView(
         "template",
-        {**pool.labels, "doks.digitalocean.com/node-pool": pool.name},
+        provider.template_labels(dict(pool.labels), pool.name),
         pool.taints,
         scheduler.quantities(pool.allocatable),
         dict(used),
@@ -710,6 +719,25 @@ def _longest_window_ms(queries: Sequence[str]) -> int:
 # --------------------------------------------------------------------------- entry point
 
 
+def autoscaling_options(spec: AutoscalerSpec) -> AutoscalingOptions:
+    """The profile's ``autoscaler`` section as the cluster autoscaler model's options: the
+    one place the profile's names meet the model's (``docs/profile.md``; every documented
+    key is checked to reach an option by ``tests/unit/sim/test_inputs.py``)."""
+    return AutoscalingOptions(
+        scan_interval_s=spec.scan_interval,
+        unschedulable_pod_time_buffer_s=spec.scale_up_delay,
+        unschedulable_pod_with_gpu_time_buffer_s=spec.scale_up_delay_gpu,
+        new_pod_scale_up_delay_s=spec.new_pod_scale_up_delay,
+        scale_down_unneeded_time_s=spec.scale_down_unneeded_time,
+        scale_down_delay_after_add_s=spec.scale_down_delay_after_add,
+        scale_down_delay_after_delete_s=spec.scale_down_delay_after_delete,
+        scale_down_delay_after_failure_s=spec.scale_down_delay_after_failure,
+        scale_down_utilization_threshold=spec.scale_down_utilization_threshold,
+        scale_down_gpu_utilization_threshold=spec.scale_down_gpu_utilization_threshold,
+        expander=spec.expander,
+    )
+
+
 def build_inputs(
     manifests: ManifestSet,
     profile: Profile,
@@ -774,34 +802,21 @@ def build_inputs(
         )
     pools = profile.node_pools
     specs = list(workloads.values())
-    counts = _initial_nodes(pools, specs)
+    counts = _initial_nodes(pools, specs, PROVIDERS[profile.cluster.provider])
     pool_specs = tuple(_pool_spec(pool, n) for pool, n in zip(pools, counts, strict=True))
     if not pool_specs:
         raise InputError(
             "the profile has no node pools", where="gpuscale.yaml", fix="add node_pools"
         )
-    scaler = profile.autoscaler
-    timings = AutoscalerTimings(
-        scan_interval_s=scaler.scan_interval,
-        scale_up_delay_s=scaler.scale_up_delay,
-        scale_up_delay_gpu_s=scaler.scale_up_delay_gpu,
-        new_pod_scale_up_delay_s=scaler.new_pod_scale_up_delay,
-        scale_down_unneeded_s=scaler.scale_down_unneeded_time,
-        scale_down_delay_after_add_s=scaler.scale_down_delay_after_add,
-        scale_down_delay_after_delete_s=scaler.scale_down_delay_after_delete,
-        scale_down_delay_after_failure_s=scaler.scale_down_delay_after_failure,
-        scale_down_utilization_threshold=scaler.scale_down_utilization_threshold,
-        scale_down_gpu_utilization_threshold=scaler.scale_down_gpu_utilization_threshold,
-        expander=scaler.expander,
-    )
     sim_spec = SimulationSpec(
         tuple(specs),
         pool_specs,
-        autoscaler=timings,
+        autoscaler=autoscaling_options(profile.autoscaler),
         prometheus=PrometheusSpec(scrape_interval_s=profile.prometheus.scrape_interval),
         control_plane=ControlPlaneSpec(
             hpa_sync_period_s=profile.hpa.sync_period or DEFAULT_SYNC_PERIOD_SECONDS
         ),
+        provider=profile.cluster.provider,
     )
     lookback_ms = round(profile.prometheus.lookback_delta * 1000)
     queries = [t.query for s in sources for t in s.hpa.triggers if t is not None]

@@ -16,7 +16,6 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.controllers.cluster_autoscaler import GPU_RESOURCE_NAMES, AutoscalingOptions
 from gpuscale.controllers.kubelet import Readiness
 from gpuscale.controllers.scheduler import (
@@ -26,10 +25,10 @@ from gpuscale.controllers.scheduler import (
     Toleration,
     quantities,
 )
+from gpuscale.sim.provider import PROVIDERS
 
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
-    "AutoscalerTimings",
     "ControlPlaneSpec",
     "PoolSpec",
     "PrometheusSpec",
@@ -304,68 +303,6 @@ class PoolSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class AutoscalerTimings:
-    """The cluster autoscaler's timings and choices (kubernetes/autoscaler ``FAQ.md``;
-    defaults from :mod:`gpuscale.controllers.autoscaler_defaults`)."""
-
-    enabled: bool = True
-    """Run the cluster autoscaler at all."""
-    scan_interval_s: float = ca.SCAN_INTERVAL_S
-    """``--scan-interval``."""
-    scale_up_delay_s: float = ca.UNSCHEDULABLE_POD_TIME_BUFFER_S
-    """``unschedulablePodTimeBuffer``: wait while the oldest pending pod is younger."""
-    scale_up_delay_gpu_s: float = ca.UNSCHEDULABLE_POD_WITH_GPU_TIME_BUFFER_S
-    """``unschedulablePodWithGpuTimeBuffer``: the same for GPU pods."""
-    new_pod_scale_up_delay_s: float = ca.NEW_POD_SCALE_UP_DELAY_S
-    """``--new-pod-scale-up-delay``."""
-    scale_down_unneeded_s: float = ca.SCALE_DOWN_UNNEEDED_TIME_S
-    """``--scale-down-unneeded-time`` (DOKS: ``scale_down_unneeded_time``)."""
-    scale_down_delay_after_add_s: float = ca.SCALE_DOWN_DELAY_AFTER_ADD_S
-    """``--scale-down-delay-after-add``."""
-    scale_down_delay_after_delete_s: float = ca.SCALE_DOWN_DELAY_AFTER_DELETE_S
-    """``--scale-down-delay-after-delete``."""
-    scale_down_delay_after_failure_s: float = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
-    """``--scale-down-delay-after-failure``: no scale-down this long after a failed one."""
-    scale_down_utilization_threshold: float = ca.SCALE_DOWN_UTILIZATION_THRESHOLD
-    """``--scale-down-utilization-threshold`` (DOKS: ``scale_down_utilization_threshold``)."""
-    scale_down_gpu_utilization_threshold: float = ca.SCALE_DOWN_GPU_UTILIZATION_THRESHOLD
-    """``--scale-down-gpu-utilization-threshold``."""
-    expander: str = ca.EXPANDER
-    """``--expander``; DOKS defaults to ``random``."""
-    expander_priorities: Mapping[int, tuple[str, ...]] = field(default_factory=dict)
-    """Priority expander ConfigMap: priority → pool-name regexes."""
-    max_nodes_total: int = 0
-    """``--max-nodes-total`` (0: no limit)."""
-    gpu_resource_names: tuple[str, ...] = GPU_RESOURCE_NAMES
-    """Resources that make a GPU pod (older releases: ``nvidia.com/gpu`` only)."""
-    skip_nodes_with_local_storage: bool = True
-    """``--skip-nodes-with-local-storage``."""
-    max_graceful_termination_s: float = ca.MAX_GRACEFUL_TERMINATION_S
-    """``--max-graceful-termination-sec``."""
-
-    def options(self) -> AutoscalingOptions:
-        """The controller model's options."""
-        return AutoscalingOptions(
-            scan_interval_s=self.scan_interval_s,
-            max_nodes_total=self.max_nodes_total,
-            expander=self.expander,
-            expander_priorities=self.expander_priorities,
-            new_pod_scale_up_delay_s=self.new_pod_scale_up_delay_s,
-            unschedulable_pod_time_buffer_s=self.scale_up_delay_s,
-            unschedulable_pod_with_gpu_time_buffer_s=self.scale_up_delay_gpu_s,
-            gpu_resource_names=self.gpu_resource_names,
-            scale_down_unneeded_time_s=self.scale_down_unneeded_s,
-            scale_down_delay_after_add_s=self.scale_down_delay_after_add_s,
-            scale_down_delay_after_delete_s=self.scale_down_delay_after_delete_s,
-            scale_down_delay_after_failure_s=self.scale_down_delay_after_failure_s,
-            scale_down_utilization_threshold=self.scale_down_utilization_threshold,
-            scale_down_gpu_utilization_threshold=self.scale_down_gpu_utilization_threshold,
-            skip_nodes_with_local_storage=self.skip_nodes_with_local_storage,
-            max_graceful_termination_s=self.max_graceful_termination_s,
-        )
-
-
-@dataclass(frozen=True, slots=True)
 class PrometheusSpec:
     """How Prometheus scrapes (``scrape/manager.go``, ``scrape/scrape.go``, ``target.go``)."""
 
@@ -425,13 +362,22 @@ class SimulationSpec:
     """The Deployments."""
     pools: tuple[PoolSpec, ...]
     """The node pools."""
-    autoscaler: AutoscalerTimings = field(default_factory=AutoscalerTimings)
+    autoscaler: AutoscalingOptions = field(default_factory=AutoscalingOptions)
+    """The cluster autoscaler model's options, as the model takes them (the profile's
+    ``autoscaler`` section maps onto them in :func:`gpuscale.sim.inputs.autoscaling_options`)."""
+    autoscaler_enabled: bool = True
+    """Run the cluster autoscaler at all."""
     prometheus: PrometheusSpec = field(default_factory=PrometheusSpec)
     control_plane: ControlPlaneSpec = field(default_factory=ControlPlaneSpec)
+    provider: str = "doks"
+    """The profile's ``cluster.provider``: what it writes on every node
+    (``gpuscale.sim.provider``)."""
 
     def __post_init__(self) -> None:
         if not self.pools:
             raise ValueError("a simulation needs at least one node pool")
+        if self.provider not in PROVIDERS:
+            raise ValueError(f"unknown provider {self.provider!r}; known: {sorted(PROVIDERS)}")
         keys = [w.key for w in self.workloads]
         if len(set(keys)) != len(keys):
             raise ValueError("workload names must be unique per namespace")

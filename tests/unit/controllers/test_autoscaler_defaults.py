@@ -7,10 +7,12 @@ Source of the values: kubernetes/autoscaler cluster-autoscaler ``FAQ.md`` flag t
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.controllers.cluster_autoscaler import AutoscalingOptions
 from gpuscale.profile import AutoscalerSpec
-from gpuscale.sim.specs import AutoscalerTimings
+from gpuscale.sim.inputs import autoscaling_options
 
 # (profile field, controller option, module constant, upstream FAQ.md value)
 TABLE = [
@@ -53,5 +55,7 @@ def test_profile_and_model_defaults_are_the_modules() -> None:
         assert getattr(options, option) == upstream, option
 
 
-def test_the_simulators_defaults_give_the_models_defaults() -> None:
-    assert AutoscalerTimings().options() == AutoscalingOptions()
+def test_the_profiles_defaults_map_to_the_models_defaults() -> None:
+    """Only the expander differs: the profile's default is DOKS' ``random``."""
+    mapped = autoscaling_options(AutoscalerSpec())
+    assert replace(mapped, expander=AutoscalingOptions().expander) == AutoscalingOptions()

@@ -261,7 +261,7 @@ def test_a_steady_gauge_reuses_answers() -> None:
 def test_kube_state_metrics_answers_from_its_last_scrape_only_when_nothing_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from gpuscale.sim.world import World
+    from gpuscale.sim.targets import KubeStateMetrics
 
     path = ROOT / "examples" / "tutorial"
     inputs = build_inputs(
@@ -272,12 +272,12 @@ def test_kube_state_metrics_answers_from_its_last_scrape_only_when_nothing_chang
     )
     scenario = parse_scenario(SCENARIO.read_text(), source=str(SCENARIO))
     fast = inputs.simulation(load=LoadSpec(scenario=scenario), seed=2).run(3600.0)
-    original = World._collect_ksm
+    original = KubeStateMetrics.collect
 
-    def always(self: World, now: float):  # type: ignore[no-untyped-def]
-        self._ksm_seen = -2
+    def always(self: KubeStateMetrics, now: float):  # type: ignore[no-untyped-def]
+        self._seen = -2
         return original(self, now)
 
-    monkeypatch.setattr(World, "_collect_ksm", always)
+    monkeypatch.setattr(KubeStateMetrics, "collect", always)
     full = inputs.simulation(load=LoadSpec(scenario=scenario), seed=2).run(3600.0)
     _same(fast, full)

@@ -74,7 +74,7 @@ def test_the_tutorial_pools_and_timings_come_from_its_profile() -> None:
     # the running Deployment's one replica needs one GPU node at the start
     assert gpu.initial_nodes == 1
     assert (pools["general"].min_nodes, pools["general"].max_nodes) == (2, 2)
-    assert inputs.spec.autoscaler.scale_up_delay_gpu_s == 30.0
+    assert inputs.spec.autoscaler.unschedulable_pod_with_gpu_time_buffer_s == 30.0
     assert inputs.spec.autoscaler.expander == "random"  # DOKS' default
     assert inputs.spec.control_plane.hpa_sync_period_s == 15.0
     assert inputs.spec.prometheus.scrape_interval_s == 30.0
@@ -294,9 +294,9 @@ def _with_autoscaler(setting: str):  # type: ignore[no-untyped-def]
 def test_each_autoscaler_timing_of_the_profile_reaches_the_model(
     key: str, value: str, option: str, seconds: float
 ) -> None:
-    default = getattr(_tutorial().spec.autoscaler.options(), option)
+    default = getattr(_tutorial().spec.autoscaler, option)
     assert default != seconds  # the case tests a change
-    options = _with_autoscaler(f"{key}: {value}").spec.autoscaler.options()
+    options = _with_autoscaler(f"{key}: {value}").spec.autoscaler
     assert getattr(options, option) == seconds
 
 
@@ -313,6 +313,6 @@ def test_the_profiles_delay_after_failure_holds_scale_down_back_that_long() -> N
         result, _ = run_once(snapshot, failed, options, 300.0, random.Random(0))
         return result.scale_down_status
 
-    assert status(_tutorial().spec.autoscaler.options()) == "ScaleDownNodeDeleteStarted"
-    later = _with_autoscaler("scale_down_delay_after_failure: 7m").spec.autoscaler.options()
+    assert status(_tutorial().spec.autoscaler) == "ScaleDownNodeDeleteStarted"
+    later = _with_autoscaler("scale_down_delay_after_failure: 7m").spec.autoscaler
     assert status(later) == "ScaleDownInCooldown"

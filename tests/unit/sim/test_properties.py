@@ -9,11 +9,12 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gpuscale.controllers.cluster_autoscaler import AutoscalingOptions
 from gpuscale.controllers.scheduler import Taint, Toleration
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation
-from gpuscale.sim.specs import AutoscalerTimings, PoolSpec, SimulationSpec, WorkloadSpec
+from gpuscale.sim.specs import PoolSpec, SimulationSpec, WorkloadSpec
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import encode_record
 from tests.unit.sim.standins import ThresholdScaler
@@ -83,8 +84,8 @@ def worlds(draw):  # type: ignore[no-untyped-def]
         for w in workloads
         for _ in range(draw(st.integers(0, 3)))
     )
-    timings = AutoscalerTimings(
-        scale_down_unneeded_s=draw(st.sampled_from([60.0, 600.0])),
+    timings = AutoscalingOptions(
+        scale_down_unneeded_time_s=draw(st.sampled_from([60.0, 600.0])),
         scale_down_delay_after_add_s=draw(st.sampled_from([0.0, 600.0])),
         expander=draw(st.sampled_from(["random", "least-waste", "most-pods"])),
     )

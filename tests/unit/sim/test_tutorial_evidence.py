@@ -132,7 +132,7 @@ def test_one_to_two_at_the_first_hpa_sync_after_the_scrape(tutorial) -> None:  #
 def test_a_gpu_node_after_the_gpu_scale_up_delay_then_provisioning(tutorial) -> None:  # type: ignore[no-untyped-def]
     inputs, _, result = tutorial
     pending_at = _changes(result)[0][0]
-    delay = inputs.spec.autoscaler.scale_up_delay_gpu_s
+    delay = inputs.spec.autoscaler.unschedulable_pod_with_gpu_time_buffer_s
     gpu = next(p for p in inputs.spec.pools if p.gpus_per_node)
     (up,) = _decisions(result, "cluster-autoscaler", "scale-up")
     assert up[0] == pending_at + delay
@@ -176,7 +176,7 @@ def test_with_short_provisioning_the_pending_pod_becomes_ready() -> None:
     inputs = _inputs("tutorial", "kube-system", provisioning_s=120.0)
     _, result = _run(inputs)
     pending_at = _changes(result)[0][0]
-    delay = inputs.spec.autoscaler.scale_up_delay_gpu_s
+    delay = inputs.spec.autoscaler.unschedulable_pod_with_gpu_time_buffer_s
     pull = inputs.spec.workloads[0].image_pull_s
     node_ready = pending_at + delay + 120.0
     assert _decisions(result, "kubelet", "node-ready")[0][0] == node_ready

@@ -1,0 +1,140 @@
+"""The timeline of a run: one :class:`~gpuscale.timeline.Record` per instant at which
+something changed, and the run's one :class:`~gpuscale.timeline.Header`. Pure.
+
+A change marks the recorder dirty and schedules one write at the current instant at
+:attr:`~gpuscale.sim.engine.Priority.TIMELINE`, after everything else due then, so a
+record shows the instant's outcome, not its steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gpuscale.sim.engine import Handle, Priority
+from gpuscale.sim.ledger import CostReport
+from gpuscale.sim.requests import RequestLog
+from gpuscale.sim.specs import SimulationSpec
+from gpuscale.timeline import Decision, Header, Record, WorkloadState
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from gpuscale.sim.world import World
+
+__all__ = ["Recorder", "SimulationResult", "header_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationResult:
+    """What a run produced."""
+
+    header: Header
+    records: tuple[Record, ...]
+    requests: Mapping[str, RequestLog]
+    """Workload key → its request log (request workloads only)."""
+    cost: CostReport
+    until: float
+    events: int
+    """Engine actions run."""
+    scrapes: int
+    audit: tuple[str, ...] = ()
+    """Invariant violations found when auditing (empty means none)."""
+
+
+def header_of(spec: SimulationSpec, seed: int) -> Header:
+    """The header of a simulated run: its pools' prices and GPUs, and the seed."""
+    return Header(
+        world="simulate",
+        pools={
+            p.name: {"price_per_hour": p.price_per_hour, "gpus_per_node": p.gpus_per_node}
+            for p in spec.pools
+        },
+        meta={"seed": seed},
+    )
+
+
+class Recorder:
+    """Collects decisions and writes a record whenever the world changed."""
+
+    __slots__ = ("_dirty", "_flush", "_world", "changes", "decisions", "records")
+
+    def __init__(self, world: World) -> None:
+        self._world = world
+        self.records: list[Record] = []
+        self.decisions: list[Decision] = []
+        self._dirty = False
+        self.changes = 0
+        """Counts every change the timeline sees (which includes every change of what
+        kube-state-metrics reports)."""
+        self._flush: Handle | None = None
+
+    def touch(self) -> None:
+        """Something changed: write a record at this instant."""
+        self._dirty = True
+        self.changes += 1
+        if self._flush is None:
+            engine = self._world.engine
+            self._flush = engine.at(engine.now, self.write, priority=Priority.TIMELINE)
+
+    def decide(self, decision: Decision) -> None:
+        """A controller decided something: it goes into the next record."""
+        self.decisions.append(decision)
+        self.touch()
+
+    def flush(self) -> None:
+        """Write the pending record now, if any (at the end of a run)."""
+        if self._dirty:
+            self.write()
+
+    def write(self) -> None:
+        self._flush = None
+        if not self._dirty:
+            return
+        self._dirty = False
+        world = self._world
+        now = world.engine.now
+        ledger = world.ledger
+        ledger.integrate_gpus(now)
+        ledger.observe_gpus(world.nodes)
+        states = []
+        for workload in world.workloads.values():
+            phases: dict[str, int] = {}
+            ready = 0
+            for pod in workload.pods.values():
+                state = pod.state
+                phases[state] = phases.get(state, 0) + 1
+                if state == "Ready":
+                    ready += 1
+            status = len(workload.pods) - phases.get("Terminating", 0) - phases.get("Gone", 0)
+            phases.pop("Gone", None)
+            states.append(
+                WorkloadState(
+                    workload.spec.key,
+                    workload.spec_replicas,
+                    status,
+                    ready,
+                    workload.desired,
+                    phases,
+                    dict(workload.metrics),
+                )
+            )
+        nodes: dict[str, dict[str, int]] = {}
+        for node in world.nodes:
+            pool_states = nodes.setdefault(node.pool.name, {})
+            pool_states[node.state] = pool_states.get(node.state, 0) + 1
+        record = Record(
+            t=now,
+            workloads=tuple(states),
+            nodes=nodes,
+            cost_usd=ledger.cost(world.nodes, now),
+            load=dict(world.load_values),
+            decisions=tuple(self.decisions),
+            gpus={
+                pool: {"total": total, "busy": busy}
+                for pool, (total, busy) in ledger.gpus_state.items()
+                if total
+            },
+        )
+        self.decisions = []
+        self.records.append(record)
