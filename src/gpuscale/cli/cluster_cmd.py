@@ -23,7 +23,7 @@ import typer
 from gpuscale.cli._options import OutputOption, check_output, profile_option
 from gpuscale.cli.main import CommandGroup, app
 from gpuscale.errors import InputError
-from gpuscale.units import format_duration, parse_duration
+from gpuscale.kube import format_duration, parse_duration
 
 if TYPE_CHECKING:
     from rich.console import Console

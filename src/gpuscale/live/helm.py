@@ -42,8 +42,8 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from gpuscale.errors import InputError, UnavailableError
+from gpuscale.kube import format_duration
 from gpuscale.profile import Profile
-from gpuscale.units import format_duration
 
 __all__ = [
     "HELM_INSTALL_FIX",

@@ -19,13 +19,8 @@ from dataclasses import dataclass, field
 from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.controllers.cluster_autoscaler import GPU_RESOURCE_NAMES, AutoscalingOptions
 from gpuscale.controllers.kubelet import Readiness
-from gpuscale.controllers.scheduler import (
-    NodeSelectorTerm,
-    PodRequirements,
-    Taint,
-    Toleration,
-    quantities,
-)
+from gpuscale.controllers.scheduler import PodRequirements, quantities
+from gpuscale.kube import NodeSelectorTerm, Taint, Toleration
 
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",

@@ -44,12 +44,12 @@ from gpuscale.controllers.scheduler import (
     NodeView,
     PodRequirements,
     ScheduleResult,
-    Taint,
     filter_node,
     quantities,
     schedule_pod,
 )
 from gpuscale.errors import InputError
+from gpuscale.kube import Taint
 from gpuscale.sim.engine import Engine, Handle, Priority
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
 from gpuscale.sim.metrics import MetricsBackend

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gpuscale.controllers.scheduler import Taint, Toleration
+from gpuscale.kube import Taint, Toleration
 from gpuscale.manifests import ManifestSet, load_text
 from gpuscale.profile import load_profile_text
 from gpuscale.sim.inputs import SimulationInputs, build_inputs

@@ -9,7 +9,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuscale.controllers.scheduler import Taint, Toleration
+from gpuscale.kube import Taint, Toleration
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation

@@ -222,7 +222,7 @@ def test_nvidia_nodes_export_dcgm_utilisation() -> None:
         node_selector={"doks.digitalocean.com/gpu-brand": "nvidia"},
         tolerations=(),
     )
-    from gpuscale.controllers.scheduler import Toleration
+    from gpuscale.kube import Toleration
 
     workload = llm_workload(
         requests={"nvidia.com/gpu": 1},

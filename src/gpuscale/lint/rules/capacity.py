@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
+from gpuscale.kube import LabelSelector, format_duration
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._k8s import gpu_undecidable
@@ -22,8 +23,6 @@ from gpuscale.lint.rules._common import (
     target_workload,
 )
 from gpuscale.manifests import KeyPath, Workload, is_templated
-from gpuscale.manifests.selectors import LabelSelector
-from gpuscale.units import format_duration
 
 if TYPE_CHECKING:
     from gpuscale.profile import NodePool

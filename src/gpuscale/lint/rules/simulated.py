@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuscale.kube import format_duration
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._k8s import workload_view
@@ -49,7 +50,6 @@ from gpuscale.lint.rules._common import (
     trigger_path,
 )
 from gpuscale.manifests import Manifest, ManifestSet
-from gpuscale.units import format_duration
 
 if TYPE_CHECKING:
     from gpuscale.sim.flap import FlapStep, FlapVerdict

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gpuscale.kube import Taint, Toleration
 from gpuscale.lint._access import as_map, iter_list
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
@@ -28,7 +29,7 @@ from gpuscale.lint.rules._common import (
     services_of_workload,
     target_workload,
 )
-from gpuscale.manifests import Container, KeyPath, Taint, Toleration, Workload, is_templated
+from gpuscale.manifests import Container, KeyPath, Workload, is_templated
 from gpuscale.profile import DOKS_LABEL_DOMAIN
 
 if TYPE_CHECKING:
