@@ -48,6 +48,7 @@ __all__ = [
     "Summary",
     "TableRow",
     "TableSection",
+    "TableValue",
     "summarize",
     "summary_table",
 ]

@@ -63,7 +63,7 @@ def _max_path(so: ScaledObjectView) -> KeyPath:
     fix=snippet({"spec": {"maxReplicaCount": 4}}) + "\n# or raise the GPU pool's max_nodes to 8",
     requires="profile",
 )
-def max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
+def _max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
     if ctx.profile is None or not ctx.profile.node_pools:
         return
     for so in decided_scaled_objects(ctx):
@@ -129,7 +129,7 @@ def max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"spec": {"minReplicaCount": 0}}),
     fix=snippet({"spec": {"minReplicaCount": 0, "initialCooldownPeriod": 900}}),
 )
-def scale_to_zero_slow_start(ctx: LintContext) -> Iterator[Hit]:
+def _scale_to_zero_slow_start(ctx: LintContext) -> Iterator[Hit]:
     for so in decided_scaled_objects(ctx):
         spec = so.spec
         assert spec is not None
@@ -227,7 +227,7 @@ def _readers(ctx: LintContext, so: ScaledObjectView) -> list[tuple[float, str]]:
     fix=snippet({"spec": {"pollingInterval": 30}})
     + "\n# ServiceMonitor endpoints: - interval: 15s",
 )
-def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
+def _polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
     for so in decided_scaled_objects(ctx):
         assert so.spec is not None
         prometheus = [t for t in so.triggers if t.is_prometheus]

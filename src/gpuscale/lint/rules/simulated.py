@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []
 
-SLUG = "flaps-under-steady-load"
+_SLUG = "flaps-under-steady-load"
 
 
 def _replicas(count: int) -> str:
@@ -243,7 +243,7 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
 
 
 @rule(
-    SLUG,
+    _SLUG,
     severity=Severity.WARNING,
     title="Under constant load the replica count oscillates (proved by simulation)",
     explanation=(
@@ -273,7 +273,7 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
     fix=TOTAL_QUERY_FIX,
     requires="simulator",
 )
-def flaps_under_steady_load(ctx: LintContext) -> Iterator[Hit]:
+def _flaps_under_steady_load(ctx: LintContext) -> Iterator[Hit]:
     for trig in _suspects(ctx):
         so = trig.so
         target = _target(ctx, so)
@@ -289,7 +289,7 @@ def flaps_under_steady_load(ctx: LintContext) -> Iterator[Hit]:
                 held = _value_holds(manifests, ctx, so.obj, verdict.trigger)
         except Exception as error:  # see the module docstring
             ctx.note(
-                f"{so.obj.source}: rule {SLUG} could not simulate ScaledObject "
+                f"{so.obj.source}: rule {_SLUG} could not simulate ScaledObject "
                 f"{name_of(so.obj)} ({type(error).__name__}: {error}); this is a bug in "
                 "gpuscale, please report it"
             )
