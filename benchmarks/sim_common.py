@@ -3,7 +3,7 @@
 Everything runs through the production path: manifests and a profile read by
 ``gpuscale.sim.inputs.build_inputs``, the real PromQL engine (``PromQLBackend``), and the
 real KEDA and HPA models (``gpuscale.sim.keda``). The LLM world is
-:func:`gpuscale.sim.worlds.llm_inputs`, shared with the simulator's tests.
+:func:`tests.unit.sim.worlds.llm_inputs`, shared with the simulator's tests.
 """
 
 from __future__ import annotations

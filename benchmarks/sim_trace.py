@@ -18,13 +18,15 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+# the LLM world is a test fixture (tests/unit/sim/worlds.py), imported from the repository root
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sim_common import TRACE, load_average, timed
+from tests.unit.sim.worlds import llm_inputs
 
 from gpuscale.inputs import read_trace
 from gpuscale.sim.requests import SERVED
 from gpuscale.sim.world import LoadSpec
-from gpuscale.sim.worlds import llm_inputs
 
 
 def run(workloads: int, seconds: float, seed: int = 1):  # type: ignore[no-untyped-def]

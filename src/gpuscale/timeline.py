@@ -40,6 +40,7 @@ __all__ = [
     "Record",
     "Timeline",
     "WorkloadState",
+    "World",
     "decode_lines",
     "encode_header",
     "encode_record",

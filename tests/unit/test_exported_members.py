@@ -1,6 +1,13 @@
-"""Every public module of gpuscale says what it exports: a ``__all__`` that is sorted and
-whose every name exists, and a module docstring (STYLE.md: "a sorted ``__all__`` in every
-public module; module docstrings that say why and where the module sits").
+"""Every public module of gpuscale says what it exports, both ways: every name in its
+``__all__`` exists, and every public name it defines is in its ``__all__`` (as httpx's
+``tests/test_exported_members.py`` checks ``httpx.__all__`` against ``vars(httpx)``). A
+name the module defines for itself only starts with an underscore. Plus a sorted
+``__all__`` and a module docstring (STYLE.md: "a sorted ``__all__`` in every public module;
+module docstrings that say why and where the module sits").
+
+"Defines" is read from the syntax tree: the module's top-level ``def``, ``class`` and
+assignments. Imported names are not counted, so a package re-exports by listing, and a
+module may import a helper without exporting it.
 
 A module is public when no part of its dotted name starts with an underscore. The modules
 are found by walking the installed package, so a new module is checked without being listed
@@ -12,6 +19,7 @@ configuration changes.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import pkgutil
@@ -41,6 +49,23 @@ def _declares_all(name: str) -> bool:
     assert spec is not None
     assert spec.origin is not None
     return re.search(r"^__all__\b", Path(spec.origin).read_text(), re.M) is not None
+
+
+def _defined(name: str) -> list[str]:
+    """Public names the module's own top-level statements bind (``__all__`` aside)."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None
+    assert spec.origin is not None
+    tree = ast.parse(Path(spec.origin).read_text())
+    names: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names.extend(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.append(node.target.id)
+    return [n for n in names if not n.startswith("_")]
 
 
 PUBLIC_MODULES = [name for name in _modules() if not _private(name)]
@@ -81,6 +106,21 @@ def test_all_is_sorted_and_resolves(name: str) -> None:
     assert exported == sorted(exported, key=_isort_key), f"{name}.__all__ is not sorted"
     missing = [member for member in exported if not hasattr(module, member)]
     assert missing == [], f"{name}.__all__ names what it does not define"
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_every_public_name_a_module_defines_is_exported(name: str) -> None:
+    module = importlib.import_module(name)
+    unlisted = [member for member in _defined(name) if member not in module.__all__]
+    assert unlisted == [], (
+        f"{name} defines {unlisted} without listing them in __all__: export them, or start "
+        "their names with an underscore"
+    )
+
+
+def test_fixtures_are_not_part_of_the_package() -> None:
+    assert "gpuscale.sim.worlds" not in _modules()
+    assert importlib.util.find_spec("tests.unit.sim.worlds") is not None
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpuscale.errors import InputError
-from gpuscale.units import parse_duration
+from gpuscale.kube import parse_duration
 
 __all__ = [
     "DEFAULT_METRIC_HELP",

@@ -25,11 +25,11 @@ from gpuscale.cli._examples import examples_dir
 from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile, read_scenario
+from gpuscale.kube import format_duration
 from gpuscale.report import write_report
 from gpuscale.sim.inputs import build_inputs, gauges_of
 from gpuscale.sim.narrative import Moment, key_moments
 from gpuscale.sim.world import LoadSpec
-from gpuscale.units import format_duration
 
 __all__ = ["execute"]
 

@@ -19,6 +19,7 @@ from typing import Any
 from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_trace
+from gpuscale.kube import format_duration, parse_duration
 from gpuscale.manifests import PROFILE_NAMES
 from gpuscale.profile import Profile
 from gpuscale.report import write_report
@@ -32,7 +33,6 @@ from gpuscale.sim.inputs import (
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
-from gpuscale.units import format_duration, parse_duration
 
 __all__ = ["execute", "find_profile"]
 

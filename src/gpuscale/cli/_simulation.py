@@ -22,6 +22,7 @@ from rich.text import Text
 from gpuscale import __version__
 from gpuscale._files import write_atomically
 from gpuscale.errors import InputError
+from gpuscale.kube import format_duration
 from gpuscale.report import (
     ReportRun,
     Summary,
@@ -36,7 +37,6 @@ from gpuscale.sim.summary import Summary as SimSummary
 from gpuscale.sim.summary import TableSection, summarize, summary_table
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import Header, Timeline, encode_header, encode_record
-from gpuscale.units import format_duration
 
 __all__ = [
     "RunOutcome",

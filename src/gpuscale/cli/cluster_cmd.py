@@ -23,7 +23,7 @@ import typer
 from gpuscale.cli._options import OutputOption, check_output, profile_option
 from gpuscale.cli.main import CommandGroup, app
 from gpuscale.errors import InputError
-from gpuscale.units import format_duration, parse_duration
+from gpuscale.kube import format_duration, parse_duration
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -35,7 +35,16 @@ if TYPE_CHECKING:
     from gpuscale.cloud.plan import ClusterStatus, CreateCheck
     from gpuscale.cloud.spec import ClusterSpec
 
-__all__ = ["CloudRuntime", "cluster_app", "runtime"]
+__all__ = [
+    "CloudRuntime",
+    "cluster_app",
+    "create_command",
+    "delete_command",
+    "enable_gpu_metrics_command",
+    "kubeconfig_command",
+    "runtime",
+    "status_command",
+]
 
 
 @dataclass
@@ -66,21 +75,21 @@ cluster_app = typer.Typer(
 )
 app.add_typer(cluster_app, name="cluster")
 
-ProfileOption = Annotated[Path, profile_option("its cluster and node_pools keys")]
-DryRunOption = Annotated[
+_ProfileOption = Annotated[Path, profile_option("its cluster and node_pools keys")]
+_DryRunOption = Annotated[
     bool,
     typer.Option(
         "--dry-run", help="Print the API requests as JSON (token redacted); send nothing."
     ),
 ]
-TokenFileOption = Annotated[
+_TokenFileOption = Annotated[
     Path | None,
     typer.Option(
         "--token-file",
         help="Read the API token from this file instead of $DIGITALOCEAN_ACCESS_TOKEN.",
     ),
 ]
-PROFILE = Path("gpuscale.yaml")
+_PROFILE = Path("gpuscale.yaml")
 
 
 def _stderr() -> Console:
@@ -196,9 +205,9 @@ def _status_lines(status: ClusterStatus, cost: float | None = None) -> list[str]
 @cluster_app.command("create")
 def create_command(
     *,
-    profile: ProfileOption = PROFILE,
-    dry_run: DryRunOption = False,
-    token_file: TokenFileOption = None,
+    profile: _ProfileOption = _PROFILE,
+    dry_run: _DryRunOption = False,
+    token_file: _TokenFileOption = None,
     wait: Annotated[
         bool, typer.Option("--wait/--no-wait", help="Wait until the cluster runs.")
     ] = True,
@@ -261,9 +270,9 @@ def create_command(
 @cluster_app.command("status")
 def status_command(
     *,
-    profile: ProfileOption = PROFILE,
-    dry_run: DryRunOption = False,
-    token_file: TokenFileOption = None,
+    profile: _ProfileOption = _PROFILE,
+    dry_run: _DryRunOption = False,
+    token_file: _TokenFileOption = None,
     output: OutputOption = "text",
 ) -> None:
     """Show the cluster's state, pools, nodes, add-ons and what its nodes cost now."""
@@ -290,9 +299,9 @@ def status_command(
 @cluster_app.command("kubeconfig")
 def kubeconfig_command(
     *,
-    profile: ProfileOption = PROFILE,
-    dry_run: DryRunOption = False,
-    token_file: TokenFileOption = None,
+    profile: _ProfileOption = _PROFILE,
+    dry_run: _DryRunOption = False,
+    token_file: _TokenFileOption = None,
     output_file: Annotated[
         Path | None,
         typer.Option(
@@ -359,9 +368,9 @@ def kubeconfig_command(
 @cluster_app.command("enable-gpu-metrics")
 def enable_gpu_metrics_command(
     *,
-    profile: ProfileOption = PROFILE,
-    dry_run: DryRunOption = False,
-    token_file: TokenFileOption = None,
+    profile: _ProfileOption = _PROFILE,
+    dry_run: _DryRunOption = False,
+    token_file: _TokenFileOption = None,
 ) -> None:
     """Turn on the AMD Device Metrics Exporter add-on of an existing cluster."""
     from gpuscale.cloud import ops  # noqa: PLC0415 - see module doc
@@ -387,9 +396,9 @@ def enable_gpu_metrics_command(
 @cluster_app.command("delete")
 def delete_command(
     *,
-    profile: ProfileOption = PROFILE,
-    dry_run: DryRunOption = False,
-    token_file: TokenFileOption = None,
+    profile: _ProfileOption = _PROFILE,
+    dry_run: _DryRunOption = False,
+    token_file: _TokenFileOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     with_resources: Annotated[
         bool,

@@ -38,7 +38,12 @@ if TYPE_CHECKING:
     from gpuscale.manifests import ManifestSet
     from gpuscale.profile import Profile
 
-__all__ = ["DeployRuntime", "deploy_command", "runtime"]
+__all__ = [
+    "DeployRuntime",
+    "check_manifests",
+    "deploy_command",
+    "runtime",
+]
 
 
 @dataclass

@@ -19,7 +19,7 @@ from gpuscale.cli._options import ContextOption, KubeconfigOption, profile_optio
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
-from gpuscale.units import parse_duration
+from gpuscale.kube import parse_duration
 
 if TYPE_CHECKING:
     from gpuscale.live.helm import InstallSpec

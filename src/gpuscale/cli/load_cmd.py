@@ -29,7 +29,7 @@ from gpuscale.cli._options import (
 from gpuscale.cli._options import setter_token as read_setter_token
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError, UnavailableError
-from gpuscale.units import format_duration, parse_duration
+from gpuscale.kube import format_duration, parse_duration
 
 if TYPE_CHECKING:
     from gpuscale.live.kube import Kube

@@ -48,6 +48,7 @@ __all__ = [
     "fail",
     "main",
     "root",
+    "usage_error",
 ]
 
 

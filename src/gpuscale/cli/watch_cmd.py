@@ -29,7 +29,7 @@ from gpuscale.cli._options import (
 from gpuscale.cli._profile_input import optional_profile
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError
-from gpuscale.units import parse_duration
+from gpuscale.kube import parse_duration
 
 if TYPE_CHECKING:
     from collections.abc import Callable

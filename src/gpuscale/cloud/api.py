@@ -7,8 +7,8 @@ wire. ``--dry-run`` prints these values; a real run hands the same values to pyd
 that what pydo sent equals what the dry run printed.
 
 Paths, bodies and field names follow DigitalOcean's OpenAPI specification
-(``digitalocean/openapi`` ``specification/resources/kubernetes/`` and ``sizes/``; see
-``/work/shared/reference/platform.md`` §1) and pydo's generated operations.
+(``digitalocean/openapi@7c1300c`` ``specification/resources/kubernetes/`` and ``sizes/``)
+and pydo's generated operations (``digitalocean/pydo`` ``src/pydo/operations``).
 """
 
 from __future__ import annotations

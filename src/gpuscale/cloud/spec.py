@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from gpuscale.errors import ProfileError
-from gpuscale.manifests import Taint
+from gpuscale.kube import Taint
 from gpuscale.profile import DOKS_LABEL_DOMAIN, NodePool, Profile
 
 __all__ = [

@@ -55,8 +55,8 @@ from gpuscale.controllers.scheduler import (
     FilterCache,
     NodeView,
     PodRequirements,
-    Taint,
 )
+from gpuscale.kube import Taint
 from gpuscale.timeline import Decision
 
 __all__ = [

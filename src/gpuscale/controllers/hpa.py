@@ -55,7 +55,7 @@ from gpuscale.controllers._hpa.controller import (
     MetricProposal,
     ReconcileResult,
 )
-from gpuscale.controllers._hpa.quantity import QuantityLike, approximate_float64, milli_value
+from gpuscale.controllers._hpa.quantity import approximate_float64
 from gpuscale.controllers._hpa.replica_calculator import (
     ReplicaCalculationError,
     external_metric_replicas,
@@ -79,6 +79,7 @@ from gpuscale.controllers._hpa.spec import (
     generate_scale_down_rules,
     generate_scale_up_rules,
 )
+from gpuscale.kube import QuantityLike, milli_value
 
 __all__ = [
     "DEFAULT_DOWNSCALE_STABILIZATION_SECONDS",

@@ -21,7 +21,7 @@ formulas. The upstream files, each named again where it is ported:
 - ``pkg/fallback/fallback.go``: failure counting and fallback metrics
   (``_keda/fallback.py``);
 - ``pkg/scaling/modifiers/formula.go`` and the webhook's formula validation, with the
-  expr-lang subset in ``_keda/expr.py`` (``_keda/modifiers.py``);
+  expr-lang subset in ``_keda/expr/`` (``_keda/modifiers.py``);
 - ``apis/keda/v1alpha1/scaledobject_types.go``, ``scaledobject_webhook.go``,
   ``scaletriggers_types.go``, ``withtriggers_types.go``, the CRD, and
   ``controllers/keda/hpa.go``: defaults, admission, the generated HPA (``_keda/spec.py``);

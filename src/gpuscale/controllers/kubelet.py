@@ -27,7 +27,13 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["PodStartup", "ReadinessProbe", "pod_startup", "termination_end"]
+__all__ = [
+    "PodStartup",
+    "Readiness",
+    "ReadinessProbe",
+    "pod_startup",
+    "termination_end",
+]
 
 
 @dataclass(frozen=True, slots=True)

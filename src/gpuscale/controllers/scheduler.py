@@ -26,49 +26,55 @@ Not modelled: volumes, ports, inter-pod (anti-)affinity, topology spread constra
 image locality, preferred node affinity and the 100-node feasibility sampling (all
 nodes are evaluated, as the scheduler does below 100 nodes).
 
-Quantities are integers the way the scheduler keeps them: ``cpu`` in millicores, every
-other resource (memory, ephemeral-storage, ``amd.com/gpu``, ``nvidia.com/gpu``,
-``pods``) in base units. :func:`quantities` converts user floats (cores, bytes) once.
+Taints, tolerations and node selector terms are :mod:`gpuscale.kube`'s. Quantities are
+integers the way the scheduler keeps them (``framework.Resource``): ``cpu`` in
+millicores, every other resource (memory, ephemeral-storage, ``amd.com/gpu``,
+``nvidia.com/gpu``, ``pods``) in base units; :func:`quantities` converts once, exactly.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
+
+from gpuscale.kube import (
+    NodeSelectorTerm,
+    QuantityLike,
+    Taint,
+    Toleration,
+    find_untolerated_taint,
+    milli_value,
+    whole_value,
+)
 
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",
     "DEFAULT_MILLI_CPU_REQUEST",
     "FilterCache",
-    "NodeSelectorRequirement",
-    "NodeSelectorTerm",
     "NodeView",
     "PodRequirements",
     "SchedulableNode",
     "ScheduleResult",
-    "Taint",
-    "Toleration",
+    "Unfit",
     "filter_node",
-    "find_untolerated_taint",
     "fit_error_message",
     "matches_node_affinity",
     "quantities",
     "schedule_pod",
     "score_node",
+    "static_failure",
     "static_reasons",
 ]
-
-TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 
 DEFAULT_MILLI_CPU_REQUEST = 100
 """``schedutil.DefaultMilliCPURequest``: what scoring assumes without a cpu request."""
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 """``schedutil.DefaultMemoryRequest``: what scoring assumes without a memory request."""
 
-_UNSCHEDULABLE_TAINT_KEY = "node.kubernetes.io/unschedulable"
+_UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
 _REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 _REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 _REASON_TOO_MANY_PODS = "Too many pods"
@@ -76,100 +82,26 @@ _NOT_HELPFUL = "Preemption is not helpful for scheduling"
 _NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
-def quantities(resources: Mapping[str, float]) -> dict[str, int]:
-    """User quantities (cores, bytes, counts) as the scheduler's integers.
+def quantities(resources: Mapping[str, QuantityLike]) -> dict[str, int]:
+    """Quantities (numbers in cores, bytes or counts, or quantity texts) as the scheduler's
+    integers: ``cpu`` by ``Quantity.MilliValue``, everything else by ``Quantity.Value``,
+    both exact and rounded up as upstream rounds (:mod:`gpuscale.kube`). Negative values
+    are an error.
 
-    ``cpu`` becomes millicores and everything else its base unit, both rounded up as
-    ``resource.Quantity.MilliValue``/``Value`` round. Negative values are an error.
+    A float is first rounded to a nano-unit, the finest a quantity holds (``n``): a sum
+    of container requests done in binary floats (``0.1 + 0.2``) carries an error far
+    below that, which upstream, adding exact quantities, never has.
     """
     result: dict[str, int] = {}
     for name, value in resources.items():
-        if not math.isfinite(value) or value < 0:
+        if isinstance(value, float | int) and (not math.isfinite(value) or value < 0):
             raise ValueError(f"resource {name!r} must be a non-negative number, got {value!r}")
-        scaled = value * 1000 if name == "cpu" else value
-        result[name] = math.ceil(scaled - 1e-9)
+        exact = round(value, 9) if isinstance(value, float) else value
+        count = milli_value(exact) if name == "cpu" else whole_value(exact)
+        if count < 0:
+            raise ValueError(f"resource {name!r} must be a non-negative number, got {value!r}")
+        result[name] = count
     return result
-
-
-@dataclass(frozen=True, slots=True)
-class Taint:
-    """A node taint (``spec.taints[]``)."""
-
-    key: str
-    """Taint key, e.g. ``amd.com/gpu``."""
-    value: str = ""
-    """Taint value; DOKS GPU taints have none."""
-    effect: TaintEffect = "NoSchedule"
-    """``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``."""
-
-
-@dataclass(frozen=True, slots=True)
-class Toleration:
-    """A pod toleration (``spec.tolerations[]``), matched as ``Toleration.ToleratesTaint``."""
-
-    key: str = ""
-    """Taint key to tolerate; empty with ``Exists`` tolerates every taint."""
-    operator: Literal["Equal", "Exists"] = "Equal"
-    """``Equal`` (key and value must match) or ``Exists`` (any value)."""
-    value: str = ""
-    """Value to match with ``Equal``."""
-    effect: str = ""
-    """Effect to tolerate; empty tolerates all effects."""
-
-    def tolerates(self, taint: Taint) -> bool:
-        """Whether this toleration tolerates ``taint`` (k8s.io/api core/v1 toleration.go)."""
-        if self.effect and self.effect != taint.effect:
-            return False
-        if self.key and self.key != taint.key:
-            return False
-        if self.operator == "Exists":
-            return True
-        return self.value == taint.value
-
-
-@dataclass(frozen=True, slots=True)
-class NodeSelectorRequirement:
-    """One ``matchExpressions`` entry of a node selector term."""
-
-    key: str
-    """Node label key."""
-    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
-    """How the label is compared."""
-    values: tuple[str, ...] = ()
-    """Values for ``In``/``NotIn``; one integer for ``Gt``/``Lt``."""
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether a node with ``labels`` satisfies this requirement."""
-        present = self.key in labels
-        if self.operator == "Exists":
-            return present
-        if self.operator == "DoesNotExist":
-            return not present
-        if self.operator == "NotIn":
-            return not present or labels[self.key] not in self.values
-        if not present:
-            return False
-        if self.operator == "In":
-            return labels[self.key] in self.values
-        try:
-            have, want = int(labels[self.key]), int(self.values[0])
-        except (ValueError, IndexError):
-            return False
-        return have > want if self.operator == "Gt" else have < want
-
-
-@dataclass(frozen=True, slots=True)
-class NodeSelectorTerm:
-    """One ``nodeSelectorTerms`` entry: its expressions are ANDed; an empty term matches nothing."""
-
-    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
-    """The requirements, all of which must hold."""
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether a node with ``labels`` satisfies the term."""
-        if not self.match_expressions:
-            return False
-        return all(r.matches(labels) for r in self.match_expressions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,18 +185,6 @@ class ScheduleResult:
     """Filter reasons and how many nodes gave each (empty on success)."""
 
 
-def find_untolerated_taint(
-    taints: Iterable[Taint], tolerations: Sequence[Toleration]
-) -> Taint | None:
-    """The first NoSchedule/NoExecute taint nothing tolerates (``FindMatchingUntoleratedTaint``)."""
-    for taint in taints:
-        if taint.effect not in ("NoSchedule", "NoExecute"):
-            continue
-        if not any(t.tolerates(taint) for t in tolerations):
-            return taint
-    return None
-
-
 def matches_node_affinity(pod: PodRequirements, labels: Mapping[str, str]) -> bool:
     """``nodeSelector`` and required node affinity (``GetRequiredNodeAffinity().Match``)."""
     for key, value in pod.node_selector.items():
@@ -289,22 +209,45 @@ def _insufficient(pod: PodRequirements, node: SchedulableNode) -> list[str]:
     return reasons
 
 
-def static_reasons(pod: PodRequirements, node: SchedulableNode) -> tuple[str, ...]:
-    """Reasons from the plugins that read only the node's cordon, taints and labels
-    (``NodeUnschedulable``, ``TaintToleration``, ``NodeAffinity``); empty when they pass.
+@dataclass(frozen=True, slots=True)
+class Unfit:
+    """Why the first node-only filter plugin rejects a node, and what it tripped on."""
 
-    Preemption cannot resolve any of them.
-    """
-    if node.unschedulable and not any(
-        t.tolerates(Taint(_UNSCHEDULABLE_TAINT_KEY, "", "NoSchedule")) for t in pod.tolerations
-    ):
-        return (_REASON_UNSCHEDULABLE,)
+    plugin: Literal["NodeUnschedulable", "TaintToleration", "NodeAffinity"]
+    """The plugin, in the default profile's filter order."""
+    reason: str
+    """The plugin's status text, as counted in the FailedScheduling message."""
+    taint: Taint | None = None
+    """For ``TaintToleration``: the first taint nothing tolerates."""
+    node_selector: tuple[str, str] | None = None
+    """For ``NodeAffinity``: the first ``nodeSelector`` pair the node's labels lack, or
+    None when it is the required node affinity terms that fail."""
+
+
+def static_failure(pod: PodRequirements, node: SchedulableNode) -> Unfit | None:
+    """The first rejection by the plugins that read only the node's cordon, taints and
+    labels (``NodeUnschedulable``, ``TaintToleration``, ``NodeAffinity``), or None when
+    they pass. Preemption cannot resolve any of them."""
+    if node.unschedulable and not any(t.tolerates(_UNSCHEDULABLE_TAINT) for t in pod.tolerations):
+        return Unfit("NodeUnschedulable", _REASON_UNSCHEDULABLE)
     taint = find_untolerated_taint(node.taints, pod.tolerations)
     if taint is not None:
-        return (f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",)
+        return Unfit(
+            "TaintToleration",
+            f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}",
+            taint=taint,
+        )
     if not matches_node_affinity(pod, node.labels):
-        return (_REASON_AFFINITY,)
-    return ()
+        labels = node.labels
+        missed = next(((k, v) for k, v in pod.node_selector.items() if labels.get(k) != v), None)
+        return Unfit("NodeAffinity", _REASON_AFFINITY, node_selector=missed)
+    return None
+
+
+def static_reasons(pod: PodRequirements, node: SchedulableNode) -> tuple[str, ...]:
+    """:func:`static_failure`'s status text, or empty when the node passes."""
+    failure = static_failure(pod, node)
+    return () if failure is None else (failure.reason,)
 
 
 def _fits_resources(pod: PodRequirements, node: SchedulableNode) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from gpuscale.errors import ManifestError
+from gpuscale.kube import LabelSelector
 from gpuscale.lint._access import as_map, iter_list, iter_map
 from gpuscale.lint._context import LintContext
 from gpuscale.manifests import (
@@ -31,7 +32,6 @@ from gpuscale.manifests import (
     Workload,
     is_templated,
 )
-from gpuscale.manifests.selectors import LabelSelector
 
 __all__ = [
     "POD_SPEC",

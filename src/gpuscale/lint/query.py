@@ -41,6 +41,7 @@ import promql_parser as pp
 from gpuscale.manifests import is_templated
 
 __all__ = [
+    "PENDING_COUNTING_METRICS",
     "Cardinality",
     "PerReplica",
     "QueryAnalysis",

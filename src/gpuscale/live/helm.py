@@ -1,9 +1,10 @@
 """``gpuscale install``: kube-prometheus-stack and KEDA through the ``helm`` binary.
 
 There is no Helm for Python that does not shell out to ``helm`` or bundle young native
-bindings (``/work/shared/reference/platform.md`` §4.4), so gpuscale runs the real
-``helm`` and says how to install it when it is missing. Everything that decides what
-to run is pure (:func:`install_plan`); :class:`HelmRunner` only executes.
+bindings (PyPI has no Linux ``helm`` wheel; ``pyhelm3`` runs the ``helm`` executable),
+so gpuscale runs the real ``helm`` and says how to install it when it is missing.
+Everything that decides what to run is pure (:func:`install_plan`); :class:`HelmRunner`
+only executes.
 
 Choices, and why (``docs/commands/install.md`` explains them to users):
 
@@ -42,14 +43,17 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from gpuscale.errors import InputError, UnavailableError
+from gpuscale.kube import format_duration
 from gpuscale.profile import Profile
-from gpuscale.units import format_duration
 
 __all__ = [
     "HELM_INSTALL_FIX",
+    "KEDA_REPO",
+    "PROMETHEUS_REPO",
     "HelmCommand",
     "HelmRunner",
     "InstallSpec",
+    "Runner",
     "find_helm",
     "install_plan",
     "install_spec_from_profile",

@@ -46,6 +46,7 @@ from pydantic import ValidationError
 from rich.table import Table
 from rich.text import Text
 
+from gpuscale.controllers import scheduler
 from gpuscale.controllers.keda import (
     PrometheusQueryError,
     PrometheusTrigger,
@@ -55,6 +56,8 @@ from gpuscale.controllers.keda import (
     parse_prometheus_response,
     parse_prometheus_trigger,
 )
+from gpuscale.controllers.scheduler import NodeView, PodRequirements
+from gpuscale.kube import LabelSelector, Taint, quantity_or_none
 from gpuscale.live.apply import CLUSTER_SCOPED_KINDS, target_namespace
 from gpuscale.live.events import EventView, event_views
 from gpuscale.manifests import (
@@ -62,12 +65,9 @@ from gpuscale.manifests import (
     Manifest,
     ManifestSet,
     ServiceMonitor,
-    Taint,
     Workload,
 )
-from gpuscale.manifests.selectors import LabelSelector, node_affinity_matches
 from gpuscale.profile import DOKS_LABEL_DOMAIN, CatalogueEntry, NodePool, Profile
-from gpuscale.units import quantity_or_none
 
 __all__ = [
     "KEDA_CRDS",
@@ -842,19 +842,27 @@ def _taints(node: Mapping[str, Any]) -> tuple[Taint, ...]:
     )
 
 
-def _fits(workload: Workload, labels: Mapping[str, str], taints: Iterable[Taint]) -> str | None:
-    """Why a pod of ``workload`` cannot go on a node with ``labels`` and ``taints``, or None."""
-    for key, value in workload.node_selector.items():
-        if labels.get(key) != value:
-            return f"nodeSelector {key}={value} does not match"
-    if not node_affinity_matches(workload.required_node_affinity, labels):
-        return "required node affinity does not match"
-    for taint in taints:
-        if taint.effect in ("NoSchedule", "NoExecute") and not any(
-            t.tolerates(taint) for t in workload.tolerations
-        ):
-            return f"taint {taint} is not tolerated"
-    return None
+def _fits(workload: Workload, labels: Mapping[str, str], taints: Sequence[Taint]) -> str | None:
+    """Why a pod of ``workload`` cannot go on a node with ``labels`` and ``taints``, or None:
+    the scheduler model's node-only filters (:func:`scheduler.static_failure`), in words.
+
+    Cordons and resources are checked by the caller (a cordoned node is not Ready here;
+    GPUs are compared as allocatable).
+    """
+    pod = PodRequirements(
+        node_selector=workload.node_selector,
+        required_terms=workload.required_node_affinity or None,
+        tolerations=workload.tolerations,
+    )
+    failure = scheduler.static_failure(pod, NodeView("node", labels, taints, {}))
+    if failure is None:
+        return None
+    if failure.taint is not None:
+        return f"taint {failure.taint} is not tolerated"
+    if failure.node_selector is not None:
+        key, value = failure.node_selector
+        return f"nodeSelector {key}={value} does not match"
+    return "required node affinity does not match"
 
 
 def check_gpu_capacity(

@@ -37,10 +37,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpuscale.kube import format_duration, quantity_or_none
 from gpuscale.live.events import EventView, decision_for, event_views, related_to
 from gpuscale.profile import Profile
 from gpuscale.timeline import Decision, Record, WorkloadState
-from gpuscale.units import format_duration, quantity_or_none
 
 __all__ = [
     "POOL_LABELS",

@@ -10,8 +10,9 @@ load_text ─► ManifestSet of Manifest (body + Location of every key)
                              └─► render ─► YAML for kubectl apply -f -
 ```
 
-``gpuscale.manifests.selectors`` holds label-selector and node-affinity matching;
-``gpuscale.manifests.scaffold`` builds the corrected set ``gpuscale init`` writes.
+The Kubernetes values the views hold (taints, tolerations, selectors, quantities,
+durations) are :mod:`gpuscale.kube`'s; ``gpuscale.manifests.scaffold`` builds the corrected
+set ``gpuscale init`` writes.
 
 Each name is imported from its module on first use (:func:`gpuscale._lazy.lazy_exports`):
 ``DEFAULT_KUBE_VERSION`` or the typed views do not bring the YAML parser (ruamel.yaml),
@@ -56,8 +57,6 @@ if TYPE_CHECKING:
         Service,
         ServiceMonitor,
         ServicePort,
-        Taint,
-        Toleration,
         Workload,
         is_templated,
     )
@@ -102,8 +101,6 @@ else:
                 "Service",
                 "ServiceMonitor",
                 "ServicePort",
-                "Taint",
-                "Toleration",
                 "Workload",
                 "is_templated",
             ),
@@ -130,8 +127,6 @@ __all__ = [
     "Service",
     "ServiceMonitor",
     "ServicePort",
-    "Taint",
-    "Toleration",
     "ValidationProblem",
     "Workload",
     "YamlDocument",

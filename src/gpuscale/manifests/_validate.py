@@ -44,10 +44,10 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, Literal
 
 from gpuscale.errors import ManifestError
+from gpuscale.kube import parse_quantity
 from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
 from gpuscale.manifests._views import is_templated
 from gpuscale.manifests.names import NameRule, name_problem, name_rule_for, suggest_name
-from gpuscale.units import parse_quantity
 
 if TYPE_CHECKING:
     import jsonschema

@@ -20,9 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuscale.errors import ManifestError
+from gpuscale.kube import (
+    LabelSelector,
+    NodeSelectorTerm,
+    Toleration,
+    parse_duration,
+    parse_quantity,
+)
 from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
-from gpuscale.manifests.selectors import LabelSelector, NodeSelectorTerm
-from gpuscale.units import parse_duration, parse_quantity
 
 __all__ = [
     "GPU_RESOURCES",
@@ -35,8 +40,6 @@ __all__ = [
     "Service",
     "ServiceMonitor",
     "ServicePort",
-    "Taint",
-    "Toleration",
     "Workload",
     "is_templated",
 ]
@@ -162,43 +165,6 @@ class _Reader:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, "a port number or a port name", value)
         return value
-
-
-@dataclass(frozen=True)
-class Taint:
-    """A node taint: ``key[=value]:effect``."""
-
-    key: str
-    effect: str
-    """``NoSchedule``, ``PreferNoSchedule`` or ``NoExecute``."""
-    value: str = ""
-
-    def __str__(self) -> str:
-        value = f"={self.value}" if self.value else ""
-        return f"{self.key}{value}:{self.effect}"
-
-
-@dataclass(frozen=True)
-class Toleration:
-    """A pod toleration; ``operator`` defaults to ``Equal`` as in the API."""
-
-    key: str = ""
-    operator: str = "Equal"
-    value: str = ""
-    effect: str = ""
-    toleration_seconds: int | None = None
-
-    def tolerates(self, taint: Taint) -> bool:
-        """Whether this toleration tolerates ``taint`` (``ToleratesTaint`` in
-        k8s.io/api/core/v1/toleration.go): the effect matches or is empty; an empty key
-        with ``Exists`` matches every key; ``Exists`` ignores the value."""
-        if self.effect and self.effect != taint.effect:
-            return False
-        if self.key and self.key != taint.key:
-            return False
-        if self.operator == "Exists":
-            return True
-        return self.operator in ("Equal", "") and self.value == taint.value
 
 
 @dataclass(frozen=True)

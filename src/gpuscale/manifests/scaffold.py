@@ -32,10 +32,10 @@ from typing import Any, Literal
 
 from gpuscale import __version__
 from gpuscale.errors import InputError
+from gpuscale.kube import format_duration, parse_duration
 from gpuscale.manifests._model import KeyPath
 from gpuscale.manifests._render import render
 from gpuscale.manifests.names import name_problem, suggest_name
-from gpuscale.units import format_duration, parse_duration
 
 __all__ = ["DEFAULT_IMAGE", "ScaffoldFile", "ScaffoldOptions", "scaffold", "scaffold_objects"]
 

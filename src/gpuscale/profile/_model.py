@@ -32,9 +32,8 @@ from pydantic import (
 )
 
 from gpuscale.controllers import autoscaler_defaults as ca
-from gpuscale.manifests import Taint
+from gpuscale.kube import Taint, format_duration, parse_duration, parse_quantity
 from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
-from gpuscale.units import format_duration, parse_duration, parse_quantity
 
 __all__ = [
     "DOKS_LABEL_DOMAIN",

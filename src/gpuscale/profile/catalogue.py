@@ -4,7 +4,7 @@ A node pool in the profile names a size slug; when the slug is here, its GPU ven
 model, GPUs per node, vCPUs, memory and hourly price need not be written. A profile's
 own ``catalogue:`` entries add sizes or override these by slug.
 
-Sources (see ``/work/shared/reference/platform.md`` §1.6 for the research notes):
+Sources (GPU slugs: DigitalOcean's Kubernetes and Droplet release notes, Nov 2025):
 
 - GPU list prices: docs.digitalocean.com/products/droplets/details/pricing/, validated
   28 May 2026 (MI300X $1.99, MI300X×8 $15.92, H100 $3.39, H100×8 $23.92, L40S $1.57),

@@ -88,7 +88,13 @@ from gpuscale.promql.result import (
 )
 from gpuscale.promql.store import Matcher, SeriesStore, selection_key
 
-__all__ = ["SUPPORTED_AGGREGATIONS", "SUPPORTED_FUNCTIONS", "Engine"]
+__all__ = [
+    "SUPPORTED_AGGREGATIONS",
+    "SUPPORTED_FUNCTIONS",
+    "Engine",
+    "Vec",
+    "Version",
+]
 
 Vec = list[tuple[Labels, float]]
 Version = Literal["2", "3"]

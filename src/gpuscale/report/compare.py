@@ -16,6 +16,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscale.kube import format_duration
 from gpuscale.report.series import (
     StepSeries,
     node_pools,
@@ -25,7 +26,6 @@ from gpuscale.report.series import (
     workload_series,
 )
 from gpuscale.timeline import Timeline
-from gpuscale.units import format_duration
 
 __all__ = [
     "Comparison",

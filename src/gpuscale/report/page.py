@@ -29,6 +29,7 @@ from html import escape
 from typing import Any
 
 from gpuscale import __version__
+from gpuscale.kube import format_duration
 from gpuscale.report.compare import ComparisonTable
 from gpuscale.report.plots import PLOT_NAMES, PLOT_NOTES, PLOT_TITLES
 from gpuscale.report.run import ReportRun
@@ -38,7 +39,6 @@ from gpuscale.report.tables import (
     side_by_side,
     timeline_basics,
 )
-from gpuscale.units import format_duration
 
 __all__ = [
     "MAX_DECISIONS",

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpuscale.kube import format_duration
 from gpuscale.report.series import (
     node_pools,
     node_series,
@@ -27,7 +28,6 @@ from gpuscale.report.series import (
     workload_series,
 )
 from gpuscale.timeline import NODE_STATES, Timeline
-from gpuscale.units import format_duration
 
 __all__ = [
     "Summary",

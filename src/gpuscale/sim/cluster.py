@@ -8,7 +8,8 @@ from __future__ import annotations
 import math
 
 from gpuscale.controllers.replicaset import PodStatusView
-from gpuscale.controllers.scheduler import NodeView, PodRequirements, Taint, quantities
+from gpuscale.controllers.scheduler import NodeView, PodRequirements, quantities
+from gpuscale.kube import Taint
 from gpuscale.sim.engine import Handle
 from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget

@@ -29,7 +29,14 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Engine", "Event", "Handle", "Priority", "Process"]
+__all__ = [
+    "Engine",
+    "Event",
+    "Handle",
+    "Priority",
+    "Process",
+    "ProcessGenerator",
+]
 
 
 @dataclass(frozen=True, slots=True)

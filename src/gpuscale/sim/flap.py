@@ -34,6 +34,7 @@ import promql_parser as pp
 
 from gpuscale.controllers.keda import PrometheusTrigger
 from gpuscale.errors import GpuscaleError
+from gpuscale.kube import format_duration
 from gpuscale.manifests import Manifest, ManifestSet, ServiceMonitor
 from gpuscale.profile import Profile
 from gpuscale.sim.inputs import SimulationInputs, build_inputs, selected_metric_names
@@ -42,7 +43,6 @@ from gpuscale.sim.scenario import GaugeStep, RateStep, Scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import RequestMetricNames
 from gpuscale.sim.world import LoadSpec, SimulationResult
-from gpuscale.units import format_duration
 
 __all__ = ["FlapStep", "FlapVerdict", "steady_load_flap"]
 

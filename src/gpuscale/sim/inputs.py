@@ -262,37 +262,6 @@ def _relocate(error: GpuscaleError, manifest: Manifest, base: KeyPath = ()) -> I
 # --------------------------------------------------------------------------- workloads
 
 
-def _tolerations(workload: Workload) -> tuple[scheduler.Toleration, ...]:
-    out = []
-    for t in workload.tolerations:
-        if t.operator == "Exists":
-            out.append(scheduler.Toleration(t.key, "Exists", t.value, t.effect))
-        else:
-            out.append(scheduler.Toleration(t.key, "Equal", t.value, t.effect))
-    return tuple(out)
-
-
-def _affinity(workload: Workload) -> tuple[scheduler.NodeSelectorTerm, ...] | None:
-    if not workload.required_node_affinity:
-        return None
-    terms = []
-    for term in workload.required_node_affinity:
-        requirements = []
-        for r in term.match_expressions:
-            if r.operator not in ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"):
-                raise InputError(
-                    f"{workload.kind} {workload.name}: unknown node affinity operator "
-                    f"{r.operator!r}",
-                    where=str(workload.source),
-                    fix="use In, NotIn, Exists, DoesNotExist, Gt or Lt",
-                )
-            requirements.append(
-                scheduler.NodeSelectorRequirement(r.key, r.operator, tuple(r.values))  # type: ignore[arg-type]
-            )
-        terms.append(scheduler.NodeSelectorTerm(tuple(requirements)))
-    return tuple(terms)
-
-
 def _readiness(workload: Workload) -> Readiness:
     for container in workload.containers:
         probe = container.readiness_probe
@@ -468,8 +437,8 @@ def _workload_spec(
             replicas=workload.replicas,
             requests=dict(workload.pod_requests),
             node_selector=dict(workload.node_selector),
-            node_affinity=_affinity(workload),
-            tolerations=_tolerations(workload),
+            node_affinity=workload.required_node_affinity or None,
+            tolerations=workload.tolerations,
             image=workload.containers[0].image or "unknown",
             image_pull_s=settings.image_pull_time,
             startup_s=settings.startup_time,
@@ -515,10 +484,7 @@ def _pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
             pool.name,
             allocatable=allocatable,
             labels=dict(pool.labels),
-            taints=tuple(
-                scheduler.Taint(t.key, t.value, t.effect)  # type: ignore[arg-type]
-                for t in pool.node_taints
-            ),
+            taints=tuple(pool.node_taints),
             min_nodes=pool.lowest,
             max_nodes=pool.highest,
             initial_nodes=nodes,

@@ -27,6 +27,8 @@ __all__ = [
     "WINDOW_S",
     "ArrivalSource",
     "Arrivals",
+    "FloatArray",
+    "IntArray",
     "RateSchedule",
     "RateSource",
     "TraceSource",

@@ -15,8 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from gpuscale.kube import format_duration
 from gpuscale.timeline import Record
-from gpuscale.units import format_duration
 
 __all__ = ["Moment", "key_moments", "when"]
 

@@ -37,8 +37,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from gpuscale.errors import InputError, ManifestError
+from gpuscale.kube import format_duration, parse_duration
 from gpuscale.manifests import parse_yaml
-from gpuscale.units import format_duration, parse_duration
 
 __all__ = [
     "GaugeStep",

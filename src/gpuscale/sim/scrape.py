@@ -46,7 +46,16 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from gpuscale.sim.engine import Engine, Handle, Priority
 from gpuscale.sim.metrics import MetricsBackend
 
-__all__ = ["ScrapeManager", "ScrapeTarget", "fnv1a_64", "target_offset", "xxhash64"]
+__all__ = [
+    "Collector",
+    "Samples",
+    "ScrapeManager",
+    "ScrapeTarget",
+    "SeriesKey",
+    "fnv1a_64",
+    "target_offset",
+    "xxhash64",
+]
 
 _MASK = (1 << 64) - 1
 _P1 = 0x9E3779B185EBCA87

@@ -18,13 +18,8 @@ from dataclasses import dataclass, field
 
 from gpuscale.controllers.cluster_autoscaler import GPU_RESOURCE_NAMES, AutoscalingOptions
 from gpuscale.controllers.kubelet import Readiness
-from gpuscale.controllers.scheduler import (
-    NodeSelectorTerm,
-    PodRequirements,
-    Taint,
-    Toleration,
-    quantities,
-)
+from gpuscale.controllers.scheduler import PodRequirements, quantities
+from gpuscale.kube import NodeSelectorTerm, Taint, Toleration
 from gpuscale.sim.provider import PROVIDERS
 
 __all__ = [

@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from gpuscale.kube import format_duration
 from gpuscale.sim.requests import DROPPED, SERVED, TIMED_OUT, UNFINISHED, RequestLog
 from gpuscale.timeline import Record
-from gpuscale.units import format_duration
 
 __all__ = [
     "PendingStats",
@@ -48,6 +48,7 @@ __all__ = [
     "Summary",
     "TableRow",
     "TableSection",
+    "TableValue",
     "summarize",
     "summary_table",
 ]

@@ -45,10 +45,10 @@ from gpuscale.controllers.scheduler import (
     NodeView,
     PodRequirements,
     ScheduleResult,
-    Taint,
     filter_node,
     schedule_pod,
 )
+from gpuscale.kube import Taint
 from gpuscale.sim.autoscaler_loop import AutoscalerLoop
 from gpuscale.sim.cluster import NAME_CHARS, Node, Pod, Workload
 from gpuscale.sim.engine import Engine, Handle, Priority

@@ -9,7 +9,7 @@ import pytest
 from gpuscale.cloud import api
 from gpuscale.cloud.spec import ClusterSpec, PoolSpec, cluster_spec_from_profile
 from gpuscale.errors import ProfileError
-from gpuscale.manifests import Taint
+from gpuscale.kube import Taint
 from gpuscale.profile import Profile
 
 
@@ -80,7 +80,7 @@ def test_own_labels_and_taints_are_kept_and_the_provided_ones_left_out() -> None
     assert pool.gpu_vendor == "nvidia"
     assert (pool.min_nodes, pool.max_nodes, pool.count) == (0, 3, None)
     assert pool.labels == {"team": "ml"}
-    assert pool.taints == (Taint("dedicated", "NoExecute", "ml"),)
+    assert pool.taints == (Taint("dedicated", "ml", "NoExecute"),)
 
 
 def test_cluster_commands_need_doks_and_pools() -> None:

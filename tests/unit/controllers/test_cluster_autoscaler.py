@@ -22,7 +22,8 @@ from gpuscale.controllers.cluster_autoscaler import (
     node_utilization,
     run_once,
 )
-from gpuscale.controllers.scheduler import NodeView, PodRequirements, Taint, Toleration, quantities
+from gpuscale.controllers.scheduler import NodeView, PodRequirements, quantities
+from gpuscale.kube import Taint, Toleration
 
 GPU_LABELS = {"doks.digitalocean.com/gpu-brand": "amd"}
 GPU_TAINT = Taint("amd.com/gpu")

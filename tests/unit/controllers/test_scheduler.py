@@ -13,16 +13,13 @@ import random
 import pytest
 
 from gpuscale.controllers.scheduler import (
-    NodeSelectorRequirement,
-    NodeSelectorTerm,
     NodeView,
     PodRequirements,
-    Taint,
-    Toleration,
     filter_node,
     quantities,
     schedule_pod,
 )
+from gpuscale.kube import NodeSelectorTerm, Requirement, Taint, Toleration
 
 
 def _node(name: str = "nodeA", *, taints: tuple[Taint, ...] = (), labels=None, **alloc: float):
@@ -115,19 +112,19 @@ def test_TestTaintTolerationFilter(
 @pytest.mark.parametrize(
     ("requirement", "labels", "fits"),
     [
-        (NodeSelectorRequirement("zone", "In", ("a", "b")), {"zone": "a"}, True),
-        (NodeSelectorRequirement("zone", "In", ("a", "b")), {"zone": "c"}, False),
-        (NodeSelectorRequirement("zone", "NotIn", ("a",)), {}, True),
-        (NodeSelectorRequirement("zone", "NotIn", ("a",)), {"zone": "a"}, False),
-        (NodeSelectorRequirement("gpu", "Exists"), {"gpu": ""}, True),
-        (NodeSelectorRequirement("gpu", "DoesNotExist"), {"gpu": ""}, False),
-        (NodeSelectorRequirement("gpus", "Gt", ("4",)), {"gpus": "8"}, True),
-        (NodeSelectorRequirement("gpus", "Lt", ("4",)), {"gpus": "8"}, False),
-        (NodeSelectorRequirement("gpus", "Gt", ("4",)), {"gpus": "eight"}, False),
+        (Requirement("zone", "In", ("a", "b")), {"zone": "a"}, True),
+        (Requirement("zone", "In", ("a", "b")), {"zone": "c"}, False),
+        (Requirement("zone", "NotIn", ("a",)), {}, True),
+        (Requirement("zone", "NotIn", ("a",)), {"zone": "a"}, False),
+        (Requirement("gpu", "Exists"), {"gpu": ""}, True),
+        (Requirement("gpu", "DoesNotExist"), {"gpu": ""}, False),
+        (Requirement("gpus", "Gt", ("4",)), {"gpus": "8"}, True),
+        (Requirement("gpus", "Lt", ("4",)), {"gpus": "8"}, False),
+        (Requirement("gpus", "Gt", ("4",)), {"gpus": "eight"}, False),
     ],
 )
 def test_required_node_affinity_operators(
-    requirement: NodeSelectorRequirement, labels: dict[str, str], fits: bool
+    requirement: Requirement, labels: dict[str, str], fits: bool
 ) -> None:
     pod = PodRequirements(required_terms=(NodeSelectorTerm((requirement,)),))
     reasons, _ = filter_node(pod, _node(labels=labels))
@@ -138,8 +135,8 @@ def test_empty_term_matches_nothing_and_terms_are_ored() -> None:
     assert filter_node(PodRequirements(required_terms=(NodeSelectorTerm(),)), _node())[0]
     either = PodRequirements(
         required_terms=(
-            NodeSelectorTerm((NodeSelectorRequirement("a", "Exists"),)),
-            NodeSelectorTerm((NodeSelectorRequirement("b", "Exists"),)),
+            NodeSelectorTerm((Requirement("a", "Exists"),)),
+            NodeSelectorTerm((Requirement("b", "Exists"),)),
         )
     )
     assert filter_node(either, _node(labels={"b": "1"}))[0] == ()

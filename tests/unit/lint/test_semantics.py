@@ -9,11 +9,11 @@ import pytest
 from ruamel.yaml import YAML
 
 from gpuscale.errors import ManifestError
+from gpuscale.kube import LabelSelector, Taint, Toleration
 from gpuscale.lint._k8s import selects
 from gpuscale.lint._keda import scaled_object_view
 from gpuscale.lint._yaml import scalar, snippet
-from gpuscale.manifests import Taint, Toleration, load_text
-from gpuscale.manifests.selectors import LabelSelector
+from gpuscale.manifests import load_text
 
 # k8s.io/api core/v1 toleration_test.go, TestTolerationToleratesTaint (the six cases), plus
 # the empty-effect rule of Toleration.ToleratesTaint.

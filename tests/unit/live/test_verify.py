@@ -15,6 +15,7 @@ from rich.console import Console
 
 from gpuscale.controllers.keda import parse_prometheus_trigger
 from gpuscale.inputs import read_manifests
+from gpuscale.kube import Taint
 from gpuscale.live.verify import (
     Facts,
     HttpAnswer,
@@ -39,7 +40,6 @@ from gpuscale.live.verify import (
     summary,
     verify_checks,
 )
-from gpuscale.manifests import Taint
 from gpuscale.profile import Profile
 from tests.integration.live import chain as c
 from tests.integration.live import objects as o
@@ -394,7 +394,7 @@ def _pool(**kw: Any) -> PoolCapacity:
         "name": "gpu", "gpu_resource": "amd.com/gpu", "gpus_per_node": 1,
         "labels": {"doks.digitalocean.com/node-pool": "gpu",
                    "doks.digitalocean.com/gpu-brand": "amd"},
-        "taints": (Taint("amd.com/gpu", "NoSchedule"),), "nodes": 0, "max_nodes": 2,
+        "taints": (Taint("amd.com/gpu", effect="NoSchedule"),), "nodes": 0, "max_nodes": 2,
         "autoscaled": True,
     }  # fmt: skip
     base.update(kw)
@@ -435,7 +435,7 @@ def test_doks_pools_get_gpus_labels_and_taints_from_the_size() -> None:
                      count=0, nodes=0)  # fmt: skip
     assert (pool.gpu_resource, pool.gpus_per_node, pool.max_nodes) == ("amd.com/gpu", 1, 3)
     assert pool.labels["doks.digitalocean.com/gpu-brand"] == "amd"
-    assert pool.taints == (Taint("amd.com/gpu", "NoSchedule"),)
+    assert pool.taints == (Taint("amd.com/gpu", effect="NoSchedule"),)
     unknown = doks_pool("x", "gpu-unknown-1gb", auto_scale=False, min_nodes=0, max_nodes=0,
                         count=2, nodes=2)  # fmt: skip
     assert (unknown.gpu_resource, unknown.max_nodes) == (None, 2)

@@ -9,7 +9,8 @@ import pytest
 
 from gpuscale.errors import ManifestError
 from gpuscale.inputs import read_manifests
-from gpuscale.manifests import Service, ServiceMonitor, Taint, Toleration, Workload, load_text
+from gpuscale.kube import Taint, Toleration
+from gpuscale.manifests import Service, ServiceMonitor, Workload, load_text
 
 DEPLOYMENT = textwrap.dedent(
     """\
@@ -102,14 +103,14 @@ def test_workload_view_reads_everything_a_model_needs() -> None:
 def test_tolerations_match_taints_as_kubernetes_does() -> None:
     (manifest,) = load_text(DEPLOYMENT, "d.yaml")
     gpu, dedicated = Workload.from_manifest(manifest).tolerations
-    assert gpu.tolerates(Taint("nvidia.com/gpu", "NoSchedule"))
-    assert gpu.tolerates(Taint("nvidia.com/gpu", "NoSchedule", value="present"))
-    assert not gpu.tolerates(Taint("nvidia.com/gpu", "NoExecute"))
-    assert not gpu.tolerates(Taint("amd.com/gpu", "NoSchedule"))
+    assert gpu.tolerates(Taint("nvidia.com/gpu", effect="NoSchedule"))
+    assert gpu.tolerates(Taint("nvidia.com/gpu", value="present", effect="NoSchedule"))
+    assert not gpu.tolerates(Taint("nvidia.com/gpu", effect="NoExecute"))
+    assert not gpu.tolerates(Taint("amd.com/gpu", effect="NoSchedule"))
     assert dedicated.operator == "Equal"
-    assert dedicated.tolerates(Taint("dedicated", "NoExecute", value="ml"))
-    assert not dedicated.tolerates(Taint("dedicated", "NoSchedule", value="web"))
-    assert Toleration(operator="Exists").tolerates(Taint("anything", "NoSchedule"))
+    assert dedicated.tolerates(Taint("dedicated", value="ml", effect="NoExecute"))
+    assert not dedicated.tolerates(Taint("dedicated", value="web", effect="NoSchedule"))
+    assert Toleration(operator="Exists").tolerates(Taint("anything", effect="NoSchedule"))
 
 
 def test_defaults_when_fields_are_missing() -> None:

@@ -28,7 +28,9 @@ from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import PoolSpec, SimulationSpec, WorkloadSpec
 from gpuscale.sim.world import LoadSpec, SimulationResult
-from gpuscale.sim.worlds import (
+from gpuscale.timeline import encode_header, encode_record
+from tests.unit.sim.standins import FixedScaler
+from tests.unit.sim.worlds import (
     FIXED_QUERY,
     GAUGE_SCENARIO,
     cpu_pool,
@@ -36,12 +38,10 @@ from gpuscale.sim.worlds import (
     llm_inputs,
     llm_workload,
     nvidia_pool,
+    stand_in_hpa,
     tutorial_spec,
     tutorial_workload,
 )
-from gpuscale.timeline import encode_header, encode_record
-from tests.unit.sim.standins import FixedScaler
-from tests.unit.sim.worlds import stand_in_hpa
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"

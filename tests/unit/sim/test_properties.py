@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuscale.controllers.cluster_autoscaler import AutoscalingOptions
-from gpuscale.controllers.scheduler import Taint, Toleration
+from gpuscale.kube import Taint, Toleration
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation

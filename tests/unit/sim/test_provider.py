@@ -65,7 +65,7 @@ def test_doks_nodes_carry_the_pool_label_and_a_digitalocean_id() -> None:
 
 def test_an_unknown_provider_is_refused_at_construction() -> None:
     from gpuscale.sim.specs import SimulationSpec
-    from gpuscale.sim.worlds import gpu_pool, tutorial_workload
+    from tests.unit.sim.worlds import gpu_pool, tutorial_workload
 
     with pytest.raises(ValueError, match="unknown provider"):
         SimulationSpec((tutorial_workload(),), (gpu_pool(),), provider="aws")

@@ -18,7 +18,9 @@ from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import PoolSpec, SimulationSpec
 from gpuscale.sim.world import LoadSpec, SimulationResult
-from gpuscale.sim.worlds import (
+from gpuscale.timeline import Decision, Record, encode_record
+from tests.unit.sim.standins import FixedScaler
+from tests.unit.sim.worlds import (
     FIXED_QUERY,
     GAUGE_SCENARIO,
     cpu_pool,
@@ -28,8 +30,6 @@ from gpuscale.sim.worlds import (
     tutorial_spec,
     tutorial_workload,
 )
-from gpuscale.timeline import Decision, Record, encode_record
-from tests.unit.sim.standins import FixedScaler
 
 from .worlds import stand_in_hpa
 
@@ -222,7 +222,7 @@ def test_nvidia_nodes_export_dcgm_utilisation() -> None:
         node_selector={"doks.digitalocean.com/gpu-brand": "nvidia"},
         tolerations=(),
     )
-    from gpuscale.controllers.scheduler import Toleration
+    from gpuscale.kube import Toleration
 
     workload = llm_workload(
         requests={"nvidia.com/gpu": 1},

@@ -1,4 +1,4 @@
-"""The shared worlds (:mod:`gpuscale.sim.worlds`) are what they say: the tutorial's query is
+"""The shared worlds (:mod:`tests.unit.sim.worlds`) are what they say: the tutorial's query is
 the one in examples/tutorial/, and the LLM world has one server per workload asked for."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuscale.sim.worlds import TUTORIAL_QUERY, llm_inputs, tutorial_spec
+from tests.unit.sim.worlds import TUTORIAL_QUERY, llm_inputs, tutorial_spec
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 

@@ -40,7 +40,6 @@ from gpuscale.controllers._hpa.behavior import (
     stabilize_with_behaviors,
     store_scale_event,
 )
-from gpuscale.controllers._hpa.quantity import QuantityLike, milli_value
 from gpuscale.controllers._hpa.replica_calculator import (
     Calculation,
     ReplicaCalculationError,
@@ -63,6 +62,7 @@ from gpuscale.controllers._hpa.spec import (
     generate_scale_up_rules,
 )
 from gpuscale.errors import InputError
+from gpuscale.kube import QuantityLike, milli_value
 
 __all__ = [
     "Condition",

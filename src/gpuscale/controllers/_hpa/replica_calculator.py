@@ -30,8 +30,8 @@ from gpuscale._gomath import (
     wrap_int64,
 )
 from gpuscale.controllers._hpa.gonum import INT32_MAX, go_float_to_int32
-from gpuscale.controllers._hpa.quantity import QuantityLike, milli_value
 from gpuscale.controllers._hpa.spec import DEFAULT_TOLERANCES, MetricTarget, Tolerance
+from gpuscale.kube import QuantityLike, milli_value
 
 __all__ = [
     "Calculation",

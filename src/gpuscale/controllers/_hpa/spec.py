@@ -19,8 +19,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from gpuscale.controllers._hpa.quantity import QuantityLike, approximate_float64, milli_value
+from gpuscale.controllers._hpa.quantity import approximate_float64
 from gpuscale.errors import InputError
+from gpuscale.kube import QuantityLike, milli_value
 
 __all__ = [
     "DEFAULT_DOWNSCALE_STABILIZATION_SECONDS",

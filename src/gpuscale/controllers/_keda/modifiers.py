@@ -6,7 +6,7 @@ the scalingModifiers-fallback check in verifyScaledObjects), ``scaledobject_type
 (IsUsingModifiers, FallbackScalingModifiers) and ``pkg/scaling/modifiers/formula.go``
 (calculateScalingModifiersFormula, scalingModifierTriggerValue,
 scalingModifiersFallbackTarget), at kedacore/keda 8b4f083 (v2.20.1-117). Formulas run
-on the expr-lang subset in ``expr.py``, imported by the first formula compiled: its 20-odd
+on the expr-lang subset in ``expr/``, imported by the first formula compiled: its 20-odd
 syntax-tree dataclasses take 20-40 ms to create, which every user of the KEDA model
 (``gpuscale lint`` on any ScaledObject) paid even without a formula.
 """

@@ -44,7 +44,7 @@ from gpuscale.controllers._keda.prometheus import (
     metric_target_type,
     parse_prometheus_trigger,
 )
-from gpuscale.units import parse_quantity
+from gpuscale.kube import parse_quantity
 
 __all__ = [
     "DEFAULT_HPA_MAX_REPLICAS",

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
+from gpuscale.kube import LabelSelector, format_duration
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._k8s import gpu_undecidable
@@ -22,8 +23,6 @@ from gpuscale.lint.rules._common import (
     target_workload,
 )
 from gpuscale.manifests import KeyPath, Workload, is_templated
-from gpuscale.manifests.selectors import LabelSelector
-from gpuscale.units import format_duration
 
 if TYPE_CHECKING:
     from gpuscale.profile import NodePool
@@ -64,7 +63,7 @@ def _max_path(so: ScaledObjectView) -> KeyPath:
     fix=snippet({"spec": {"maxReplicaCount": 4}}) + "\n# or raise the GPU pool's max_nodes to 8",
     requires="profile",
 )
-def max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
+def _max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
     if ctx.profile is None or not ctx.profile.node_pools:
         return
     for so in decided_scaled_objects(ctx):
@@ -130,7 +129,7 @@ def max_exceeds_gpu_capacity(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"spec": {"minReplicaCount": 0}}),
     fix=snippet({"spec": {"minReplicaCount": 0, "initialCooldownPeriod": 900}}),
 )
-def scale_to_zero_slow_start(ctx: LintContext) -> Iterator[Hit]:
+def _scale_to_zero_slow_start(ctx: LintContext) -> Iterator[Hit]:
     for so in decided_scaled_objects(ctx):
         spec = so.spec
         assert spec is not None
@@ -228,7 +227,7 @@ def _readers(ctx: LintContext, so: ScaledObjectView) -> list[tuple[float, str]]:
     fix=snippet({"spec": {"pollingInterval": 30}})
     + "\n# ServiceMonitor endpoints: - interval: 15s",
 )
-def polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
+def _polling_faster_than_scrape(ctx: LintContext) -> Iterator[Hit]:
     for so in decided_scaled_objects(ctx):
         assert so.spec is not None
         prometheus = [t for t in so.triggers if t.is_prometheus]

@@ -64,7 +64,7 @@ def _templated(obj: Manifest, path: KeyPath) -> bool:
     fix=snippet({"spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}}),
     defers_to=("trigger-metadata-not-string",),
 )
-def schema_invalid(ctx: LintContext) -> Iterator[Hit]:
+def _schema_invalid(ctx: LintContext) -> Iterator[Hit]:
     version = ctx.schema_version
     if version is None:
         return
@@ -118,7 +118,7 @@ def _schema_hit(obj: Manifest, problem: ValidationProblem, version: str) -> Hit:
     "  name: web",
     fix="# keep one definition of Deployment web (merge what the two say), delete the other",
 )
-def duplicate_object(ctx: LintContext) -> Iterator[Hit]:
+def _duplicate_object(ctx: LintContext) -> Iterator[Hit]:
     keyed = (
         ((obj.api_version.rpartition("/")[0], obj.kind, ctx.namespace_of(obj), obj.name), obj)
         for obj in ctx.objects

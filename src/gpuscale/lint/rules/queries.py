@@ -99,7 +99,7 @@ def _summed(expression: str) -> str:
     example=PER_REPLICA_QUERY_EXAMPLE,
     fix=TOTAL_QUERY_FIX,
 )
-def query_divides_by_replicas(ctx: LintContext) -> Iterator[Hit]:
+def _query_divides_by_replicas(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         query = _parsed(trig)
         if query is None or query.per_replica is None or trig.so.uses_scaling_modifiers:
@@ -174,7 +174,7 @@ def query_divides_by_replicas(ctx: LintContext) -> Iterator[Hit]:
     ),
     fix=snippet({"metadata": {"query": 'sum(my_gauge{namespace="prod",app="web"})'}}),
 )
-def replica_count_includes_pending(ctx: LintContext) -> Iterator[Hit]:
+def _replica_count_includes_pending(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         query = _parsed(trig)
         if query is None or not query.pending_selectors:
@@ -222,7 +222,7 @@ def replica_count_includes_pending(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"metadata": {"query": 'rate(http_requests_total{app="web"}[2m])'}}),
     fix=snippet({"metadata": {"query": 'sum(rate(http_requests_total{app="web"}[2m]))'}}),
 )
-def query_unaggregated(ctx: LintContext) -> Iterator[Hit]:
+def _query_unaggregated(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         query = _parsed(trig)
         if query is None or query.multi_series_reason is None:
@@ -262,7 +262,7 @@ def query_unaggregated(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"metadata": {"query": "sum(my_custom_gauge{})"}}),
     fix=snippet({"metadata": {"query": 'sum(my_custom_gauge{namespace="prod",app="web"})'}}),
 )
-def query_unscoped(ctx: LintContext) -> Iterator[Hit]:
+def _query_unscoped(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         query = _parsed(trig)
         if query is None:
@@ -340,7 +340,7 @@ def _scope_selector(query: str, selector_text: str, namespace: str) -> str:
     example=snippet({"metadata": {"query": "sum(rate(http_requests_total[2m])"}}),
     fix=snippet({"metadata": {"query": "sum(rate(http_requests_total[2m]))"}}),
 )
-def query_invalid(ctx: LintContext) -> Iterator[Hit]:
+def _query_invalid(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         query = trig.query
         if query is None or query.parse_error is None:
@@ -373,7 +373,7 @@ def query_invalid(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"metadata": {"query": 'sum(rate(http_requests_total{app="web"}[30s]))'}}),
     fix=snippet({"metadata": {"query": 'sum(rate(http_requests_total{app="web"}[2m]))'}}),
 )
-def rate_window_too_short(ctx: LintContext) -> Iterator[Hit]:
+def _rate_window_too_short(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         query = _parsed(trig)
         if query is None or not query.ranges:

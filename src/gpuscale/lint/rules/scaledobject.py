@@ -1,9 +1,10 @@
 """Rules on a ScaledObject's own settings: replica bounds, cooldowns, polling, activation,
 empty results, trigger metadata, and how it relates to other autoscalers of its target.
 
-KEDA behaviour cited here is ``kedacore/keda@8b4f083`` (v2.20.1-117); HPA behaviour is
-``kubernetes/kubernetes`` ``pkg/controller/podautoscaler`` (see
-``/work/shared/reference/keda.md`` and ``hpa.md`` for the full notes).
+KEDA behaviour cited here is ``kedacore/keda@8b4f083`` (v2.20.1-117: ``pkg/scaling``,
+``pkg/scalers/prometheus_scaler.go``, ``apis/keda/v1alpha1``); HPA behaviour is
+``kubernetes/kubernetes`` ``pkg/controller/podautoscaler`` (``horizontal.go``,
+``replica_calculator.go``), as modelled in :mod:`gpuscale.controllers.hpa`.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def _spec_path(key: str) -> KeyPath:
         }
     ),
 )
-def cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
+def _cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
     default_window = (
         ctx.profile.hpa.downscale_stabilization
         if ctx.profile is not None
@@ -165,7 +166,7 @@ def cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
         }
     ),
 )
-def polling_interval_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
+def _polling_interval_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
     sync = fmt(ctx.profile.hpa.sync_period) if ctx.profile is not None else "15"
     for so in decided_scaled_objects(ctx):
         spec = so.spec
@@ -216,7 +217,7 @@ def polling_interval_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
     ),
     fix=snippet({"metadata": {"threshold": "10", "activationThreshold": "5"}}),
 )
-def activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
+def _activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         spec, prom = trig.so.spec, trig.trigger.prometheus
         if spec is None or prom is None or not spec.scales_to_zero_or_idle:
@@ -310,7 +311,7 @@ def activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
         }
     ),
 )
-def null_values_ignored(ctx: LintContext) -> Iterator[Hit]:
+def _null_values_ignored(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         spec, prom, query = trig.so.spec, trig.trigger.prometheus, trig.query
         if spec is None or prom is None or query is None or not prom.ignore_null_values:
@@ -369,7 +370,7 @@ def null_values_ignored(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"spec": {"minReplicaCount": 4, "maxReplicaCount": 2}}),
     fix=snippet({"spec": {"minReplicaCount": 2, "maxReplicaCount": 4}}),
 )
-def replica_bounds_invalid(ctx: LintContext) -> Iterator[Hit]:
+def _replica_bounds_invalid(ctx: LintContext) -> Iterator[Hit]:
     for so in scaled_objects(ctx):
         spec = so.obj.spec
         counts = {key: spec.get(key) for key in _REPLICA_COUNTS}
@@ -416,7 +417,7 @@ def replica_bounds_invalid(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"metadata": {"threshold": 80, "ignoreNullValues": False}}),
     fix=snippet({"metadata": {"threshold": "80", "ignoreNullValues": "false"}}),
 )
-def trigger_metadata_not_string(ctx: LintContext) -> Iterator[Hit]:
+def _trigger_metadata_not_string(ctx: LintContext) -> Iterator[Hit]:
     for so in scaled_objects(ctx):
         obj = so.obj
         for trigger in so.triggers:
@@ -458,7 +459,7 @@ def _as_go_string(value: object) -> str:
     example=snippet({"metadata": {"metricName": "my_custom_gauge", "query": "sum(x)"}}),
     fix=snippet({"metadata": {"query": "sum(x)"}}),
 )
-def metricname_ignored(ctx: LintContext) -> Iterator[Hit]:
+def _metricname_ignored(ctx: LintContext) -> Iterator[Hit]:
     for trig in prometheus_triggers(ctx):
         if "metricName" not in trig.trigger.metadata:
             continue
@@ -492,7 +493,7 @@ def metricname_ignored(ctx: LintContext) -> Iterator[Hit]:
     fix=snippet({"metadata": {"serverAddress": "http://prometheus-operated.monitoring.svc:9090"}}),
     requires="profile",
 )
-def prometheus_address_namespace(ctx: LintContext) -> Iterator[Hit]:
+def _prometheus_address_namespace(ctx: LintContext) -> Iterator[Hit]:
     if ctx.profile is None:
         return
     expected = ctx.profile.prometheus.namespace
@@ -583,7 +584,7 @@ def _service_addresses(ctx: LintContext) -> Iterator[_ServiceAddress]:
     )
     + "\n# after: helm install prometheus prometheus-community/kube-prometheus-stack -n monitoring",
 )
-def prometheus_in_kube_system(ctx: LintContext) -> Iterator[Hit]:
+def _prometheus_in_kube_system(ctx: LintContext) -> Iterator[Hit]:
     if ctx.profile is not None and ctx.profile.prometheus.namespace != "kube-system":
         return
     for found in _service_addresses(ctx):
@@ -627,7 +628,7 @@ def prometheus_in_kube_system(ctx: LintContext) -> Iterator[Hit]:
     example=snippet({"spec": {"scaleTargetRef": {"name": "go-from-configmpa"}}}),
     fix=snippet({"spec": {"scaleTargetRef": {"name": "go-from-configmap"}}}),
 )
-def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
+def _scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
     path = ("spec", "scaleTargetRef", "name")
     for so in decided_scaled_objects(ctx):
         assert so.spec is not None
@@ -731,7 +732,7 @@ def scaledobject_target_missing(ctx: LintContext) -> Iterator[Hit]:
     fix="# delete the HorizontalPodAutoscaler; move its behavior to the ScaledObject:\n"
     + snippet({"spec": {"advanced": {"horizontalPodAutoscalerConfig": {"behavior": {}}}}}),
 )
-def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
+def _hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
     hpas: dict[tuple[str, str, str], list[Manifest]] = {}
     for hpa in ctx.of_kind("HorizontalPodAutoscaler"):
         ref = as_map(hpa.get(("spec", "scaleTargetRef"))) or {}
@@ -807,7 +808,7 @@ def hpa_and_scaledobject(ctx: LintContext) -> Iterator[Hit]:
     "---\nkind: ScaledObject\nmetadata:\n  name: b\nspec:\n  scaleTargetRef:\n    name: web",
     fix="# one ScaledObject for web with both triggers under spec.triggers",
 )
-def scaledobjects_share_target(ctx: LintContext) -> Iterator[Hit]:
+def _scaledobjects_share_target(ctx: LintContext) -> Iterator[Hit]:
     keyed = (
         ((so.target[0], ctx.namespace_of(so.obj), so.target[1]), so.obj)
         for so in decided_scaled_objects(ctx)
@@ -883,7 +884,7 @@ _TRIGGER_REFUSED = (
     fix=snippet({"metadata": {"threshold": "80", "ignoreNullValues": "false"}}),
     defers_to=("schema-invalid", "trigger-metadata-not-string", "replica-bounds-invalid"),
 )
-def scaledobject_invalid(ctx: LintContext) -> Iterator[Hit]:
+def _scaledobject_invalid(ctx: LintContext) -> Iterator[Hit]:
     for so in scaled_objects(ctx):
         obj = so.obj
         name = obj.name if obj.name and not is_templated(obj.name) else None

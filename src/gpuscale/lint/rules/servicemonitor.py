@@ -1,8 +1,10 @@
 """Rules on ServiceMonitors: do they reach the Service that exports the metric, and does
 kube-prometheus-stack's Prometheus pick them up at all.
 
-prometheus-operator semantics (``crd-servicemonitors.yaml``, chart
-kube-prometheus-stack 88.5.3, see ``/work/shared/reference/platform.md`` §4.1):
+prometheus-operator semantics (``crd-servicemonitors.yaml``, and the selector the chart
+renders: prometheus-community/helm-charts@cf408a2 ``charts/kube-prometheus-stack``
+88.5.3, ``values.yaml`` ``serviceMonitorSelectorNilUsesHelmValues`` and
+``templates/prometheus/prometheus.yaml``):
 ``spec.namespaceSelector`` names where the target Services are (default: the
 ServiceMonitor's own namespace; ``any: true``: all), ``spec.selector`` matches Service
 labels, ``endpoints[].port`` names a Service port, and the chart's Prometheus selects only
@@ -63,7 +65,7 @@ def _monitors(ctx: LintContext) -> list[ServiceMonitor]:
     + "\n# while the Service is applied to namespace default",
     fix=snippet({"spec": {"namespaceSelector": {"matchNames": ["default"]}}}),
 )
-def servicemonitor_namespace_mismatch(ctx: LintContext) -> Iterator[Hit]:
+def _servicemonitor_namespace_mismatch(ctx: LintContext) -> Iterator[Hit]:
     if not services(ctx):
         return
     for monitor in _monitors(ctx):
@@ -114,7 +116,7 @@ def servicemonitor_namespace_mismatch(ctx: LintContext) -> Iterator[Hit]:
     + "\n# while the Service's port is named http",
     fix=snippet({"spec": {"endpoints": [{"port": "http"}]}}),
 )
-def servicemonitor_selects_nothing(ctx: LintContext) -> Iterator[Hit]:
+def _servicemonitor_selects_nothing(ctx: LintContext) -> Iterator[Hit]:
     every = services(ctx)
     if not every:
         return
@@ -197,7 +199,7 @@ def _check_ports(monitor: ServiceMonitor, reachable: list[Service]) -> Iterator[
     + "\n# with prometheus.selects_all_servicemonitors: false in the profile",
     fix=snippet({"metadata": {"name": "web", "labels": {"app": "web", "release": "prometheus"}}}),
 )
-def servicemonitor_not_selected(ctx: LintContext) -> Iterator[Hit]:
+def _servicemonitor_not_selected(ctx: LintContext) -> Iterator[Hit]:
     profile = ctx.profile
     if profile is not None and profile.prometheus.selects_all_servicemonitors:
         return
@@ -280,7 +282,7 @@ def _identity_texts(name: str, labels: Mapping[str, str]) -> list[str]:
     + "\n# on a ServiceMonitor for dcgm-exporter",
     fix=snippet({"spec": {"endpoints": [{"port": "metrics", "honorLabels": True}]}}),
 )
-def servicemonitor_honor_labels(ctx: LintContext) -> Iterator[Hit]:
+def _servicemonitor_honor_labels(ctx: LintContext) -> Iterator[Hit]:
     for monitor in _monitors(ctx):
         texts = _identity_texts(monitor.name, monitor.labels)
         texts.extend(value for _, value in monitor.selector.match_labels)

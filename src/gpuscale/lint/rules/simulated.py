@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuscale.kube import format_duration
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._k8s import workload_view
@@ -49,14 +50,13 @@ from gpuscale.lint.rules._common import (
     trigger_path,
 )
 from gpuscale.manifests import Manifest, ManifestSet
-from gpuscale.units import format_duration
 
 if TYPE_CHECKING:
     from gpuscale.sim.flap import FlapStep, FlapVerdict
 
 __all__: list[str] = []
 
-SLUG = "flaps-under-steady-load"
+_SLUG = "flaps-under-steady-load"
 
 
 def _replicas(count: int) -> str:
@@ -243,7 +243,7 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
 
 
 @rule(
-    SLUG,
+    _SLUG,
     severity=Severity.WARNING,
     title="Under constant load the replica count oscillates (proved by simulation)",
     explanation=(
@@ -273,7 +273,7 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
     fix=TOTAL_QUERY_FIX,
     requires="simulator",
 )
-def flaps_under_steady_load(ctx: LintContext) -> Iterator[Hit]:
+def _flaps_under_steady_load(ctx: LintContext) -> Iterator[Hit]:
     for trig in _suspects(ctx):
         so = trig.so
         target = _target(ctx, so)
@@ -289,7 +289,7 @@ def flaps_under_steady_load(ctx: LintContext) -> Iterator[Hit]:
                 held = _value_holds(manifests, ctx, so.obj, verdict.trigger)
         except Exception as error:  # see the module docstring
             ctx.note(
-                f"{so.obj.source}: rule {SLUG} could not simulate ScaledObject "
+                f"{so.obj.source}: rule {_SLUG} could not simulate ScaledObject "
                 f"{name_of(so.obj)} ({type(error).__name__}: {error}); this is a bug in "
                 "gpuscale, please report it"
             )

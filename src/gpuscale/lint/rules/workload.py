@@ -1,9 +1,11 @@
 """Rules on the workloads' pod specs: GPU requests, node selection, tolerations, start-up.
 
-GPU node facts (labels, taints) follow ``/work/shared/reference/platform.md`` §1.7: DOKS
-labels GPU nodes ``doks.digitalocean.com/gpu-brand: amd|nvidia`` and taints them
-``amd.com/gpu:NoSchedule`` / ``nvidia.com/gpu:NoSchedule``; the profile's node pools,
-when given, replace these defaults.
+GPU node facts (labels, taints): DOKS labels GPU nodes
+``doks.digitalocean.com/gpu-brand: amd|nvidia`` and taints them
+``amd.com/gpu:NoSchedule`` / ``nvidia.com/gpu:NoSchedule`` (DigitalOcean's reference
+architecture digitalocean/scale-with-simplicity@a43174f
+``reference-architectures/vllm-nfs`` tolerates and selects them); the profile's node
+pools, when given, replace these defaults.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gpuscale.kube import Taint, Toleration
 from gpuscale.lint._access import as_map, iter_list
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
@@ -28,7 +31,7 @@ from gpuscale.lint.rules._common import (
     services_of_workload,
     target_workload,
 )
-from gpuscale.manifests import Container, KeyPath, Taint, Toleration, Workload, is_templated
+from gpuscale.manifests import Container, KeyPath, Workload, is_templated
 from gpuscale.profile import DOKS_LABEL_DOMAIN
 
 if TYPE_CHECKING:
@@ -36,9 +39,9 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []
 
-DOKS_LABELS = frozenset({"gpu-brand", "gpu-model", "node-pool", "node-pool-id"})
-GPU_BRANDS = frozenset({"amd", "nvidia"})
-KNOWN_DOMAINS = (
+_DOKS_LABELS = frozenset({"gpu-brand", "gpu-model", "node-pool", "node-pool-id"})
+_GPU_BRANDS = frozenset({"amd", "nvidia"})
+_KNOWN_DOMAINS = (
     DOKS_LABEL_DOMAIN,
     "cloud.google.com",
     "eks.amazonaws.com",
@@ -101,11 +104,11 @@ def _distance(a: str, b: str) -> int:
 
 def _misspelled_domain(prefix: str) -> str | None:
     """The known provider domain ``prefix`` is a misspelling of, if any."""
-    if prefix in KNOWN_DOMAINS:
+    if prefix in _KNOWN_DOMAINS:
         return None
     if prefix.startswith("doks."):
         return DOKS_LABEL_DOMAIN
-    best = min(KNOWN_DOMAINS, key=lambda domain: _distance(prefix, domain))
+    best = min(_KNOWN_DOMAINS, key=lambda domain: _distance(prefix, domain))
     allowed = 2 if len(best) >= 12 else 1
     return best if _distance(prefix, best) <= allowed else None
 
@@ -205,7 +208,7 @@ def _gpu_container(work: Workload, resource: str | None = None) -> KeyPath:
     example=snippet({"nodeSelector": {"doks.<provider-domain>/gpu-brand": "amd"}}),
     fix=snippet({"nodeSelector": {f"{DOKS_LABEL_DOMAIN}/gpu-brand": "amd"}}),
 )
-def gpu_node_selector(ctx: LintContext) -> Iterator[Hit]:
+def _gpu_node_selector(ctx: LintContext) -> Iterator[Hit]:
     for work in workloads(ctx):
         vendors = {v for v in map(_vendor, work.gpus_per_pod) if v}
         vendor = next(iter(vendors)) if len(vendors) == 1 else None
@@ -272,8 +275,8 @@ def _check_selection(
                 else snippet({"nodeSelector": {f"{intended}/{name}": "<value>"}}),
             )
             return
-    if prefix == DOKS_LABEL_DOMAIN and name not in DOKS_LABELS:
-        near = min(DOKS_LABELS, key=lambda label: _distance(name, label))
+    if prefix == DOKS_LABEL_DOMAIN and name not in _DOKS_LABELS:
+        near = min(_DOKS_LABELS, key=lambda label: _distance(name, label))
         if _distance(name, near) <= 2:
             yield Hit(
                 obj=work.manifest,
@@ -324,7 +327,7 @@ def _check_brand(
     for value in selection.values:
         if is_templated(value):
             continue
-        if value not in GPU_BRANDS:
+        if value not in _GPU_BRANDS:
             yield Hit(
                 obj=work.manifest,
                 key_path=selection.path,
@@ -335,7 +338,7 @@ def _check_brand(
                 ),
                 fix=_selector_fix(ctx, "gpu-brand", vendor or value.lower()),
             )
-        elif vendor in GPU_BRANDS and value != vendor:
+        elif vendor in _GPU_BRANDS and value != vendor:
             yield Hit(
                 obj=work.manifest,
                 key_path=selection.path,
@@ -357,7 +360,7 @@ def _gpu_taints(
         hard = ("NoSchedule", "NoExecute")
         return [(pool, [t for t in pool.node_taints if t.effect in hard]) for pool in pools], True
     vendor = _vendor(resource)
-    if vendor not in GPU_BRANDS:
+    if vendor not in _GPU_BRANDS:
         return [], False
     return [(None, [Taint(key=f"{vendor}.com/gpu", effect="NoSchedule")])], False
 
@@ -385,7 +388,7 @@ def _gpu_taints(
         }
     ),
 )
-def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
+def _gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
     for work in workloads(ctx):
         tolerations = work.tolerations
         fields = ((t.key, t.operator, t.value, t.effect) for t in tolerations)
@@ -459,7 +462,7 @@ def gpu_toleration_missing(ctx: LintContext) -> Iterator[Hit]:
     ),
     fix=snippet({"tolerations": [{"key": "amd.com/gpu", "operator": "Exists"}]}),
 )
-def unneeded_toleration(ctx: LintContext) -> Iterator[Hit]:
+def _unneeded_toleration(ctx: LintContext) -> Iterator[Hit]:
     for work in workloads(ctx):
         if ctx.namespace_of(work.manifest) == "kube-system":
             continue
@@ -506,7 +509,7 @@ def _system_only(toleration: Toleration) -> bool:
     example=snippet({"resources": {"requests": {"nvidia.com/gpu": 1}}}),
     fix=snippet({"resources": {"limits": {"nvidia.com/gpu": 1}}}),
 )
-def gpu_requests_limits(ctx: LintContext) -> Iterator[Hit]:
+def _gpu_requests_limits(ctx: LintContext) -> Iterator[Hit]:
     for work in workloads(ctx):
         for path, container in _containers(work):
             for resource in gpu_resources(container):
@@ -678,7 +681,7 @@ def _argv_steps(argv: list[str], *, entrypoint_unknown: bool) -> list[tuple[int,
         }
     ),
 )
-def compile_at_start(ctx: LintContext) -> Iterator[Hit]:
+def _compile_at_start(ctx: LintContext) -> Iterator[Hit]:
     for work in workloads(ctx):
         for path, container in _containers(work):
             argv = [*container.command, *container.args]
@@ -752,7 +755,7 @@ def compile_at_start(ctx: LintContext) -> Iterator[Hit]:
         }
     ),
 )
-def no_readiness_probe(ctx: LintContext) -> Iterator[Hit]:
+def _no_readiness_probe(ctx: LintContext) -> Iterator[Hit]:
     scaled = {
         id(w.manifest) for so in decided_scaled_objects(ctx) if (w := target_workload(ctx, so))
     }

@@ -1,15 +1,20 @@
-"""Label selectors as Kubernetes evaluates them: which Services a ServiceMonitor scrapes,
-which pods a Deployment or Service selects, which nodes a pod may land on.
+"""Label selectors and node selector terms as Kubernetes evaluates them: which Services a
+ServiceMonitor scrapes, which pods a Deployment or Service selects, which nodes a pod may
+land on.
 
-Follows ``k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go`` (``LabelSelectorAsSelector``:
-``matchLabels`` and ``matchExpressions`` ANDed; an empty selector matches everything, a
-missing one nothing) and ``k8s.io/apimachinery/pkg/labels/selector.go``
-(``Requirement.Matches``: ``In`` needs the label with a listed value, ``NotIn`` matches
-when the label is absent or has another value, ``Exists``/``DoesNotExist`` look at the key
-only). Node affinity adds ``Gt``/``Lt`` on integer label values and ORs its terms, as
-``k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go`` does.
-Malformed selectors (an unknown operator, ``In`` without values, ``Exists`` with values)
-are rejected as the API server rejects them, with a :class:`ManifestError`.
+Upstream, as of Kubernetes 1.35: ``k8s.io/apimachinery/pkg/apis/meta/v1/helpers.go``
+(``LabelSelectorAsSelector``: ``matchLabels`` and ``matchExpressions`` ANDed; an empty
+selector matches everything, a missing one nothing);
+``k8s.io/apimachinery/pkg/labels/selector.go`` (``NewRequirement``'s validation and
+``Requirement.Matches``: ``In`` needs the label with a listed value, ``NotIn`` matches when
+the label is absent or has another value, ``Exists``/``DoesNotExist`` look at the key only,
+``Gt``/``Lt`` compare the label and the single value as int64 and fail when either is not
+an integer, and an operator it does not know matches nothing); and
+``k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go`` (node
+affinity: ``Gt``/``Lt`` on top of the label operators, requirements of a term ANDed, terms
+ORed, an empty term matching nothing). Malformed selectors (an unknown operator, ``In``
+without values, ``Exists`` with values) are rejected when parsed, as the API server
+rejects them, with a :class:`ManifestError`.
 """
 
 from __future__ import annotations
@@ -36,37 +41,39 @@ NODE_OPERATORS = (*LABEL_OPERATORS, "Gt", "Lt")
 """Operators of a ``v1.NodeSelectorRequirement`` (node affinity)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Requirement:
-    """One ``matchExpressions`` entry: ``key operator values``."""
+    """One ``matchExpressions`` entry of a label selector or a node selector term."""
 
     key: str
+    """Label key."""
     operator: str
+    """``In``, ``NotIn``, ``Exists``, ``DoesNotExist``; node affinity adds ``Gt``/``Lt``."""
     values: tuple[str, ...] = ()
+    """Values for ``In``/``NotIn``; one integer for ``Gt``/``Lt``; none otherwise."""
 
     def matches(self, labels: Mapping[str, str]) -> bool:
-        """Whether ``labels`` satisfy this requirement (``Requirement.Matches`` upstream)."""
-        present = self.key in labels
-        if self.operator == "In":
-            return present and labels[self.key] in self.values
-        if self.operator == "NotIn":
-            return not present or labels[self.key] not in self.values
-        if self.operator == "Exists":
-            return present
-        if self.operator == "DoesNotExist":
-            return not present
-        if self.operator in ("Gt", "Lt"):
-            if not present:
+        """Whether ``labels`` satisfy this requirement (``Requirement.Matches``)."""
+        operator = self.operator
+        if operator == "In":
+            return self.key in labels and labels[self.key] in self.values
+        if operator == "NotIn":
+            return self.key not in labels or labels[self.key] not in self.values
+        if operator == "Exists":
+            return self.key in labels
+        if operator == "DoesNotExist":
+            return self.key not in labels
+        if operator in ("Gt", "Lt"):
+            if self.key not in labels or len(self.values) != 1:
                 return False
-            try:
-                have, want = int(labels[self.key]), int(self.values[0])
-            except ValueError:
+            have, want = _int64(labels[self.key]), _int64(self.values[0])
+            if have is None or want is None:
                 return False
-            return have > want if self.operator == "Gt" else have < want
+            return have > want if operator == "Gt" else have < want
         return False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelSelector:
     """A ``metav1.LabelSelector``: every ``match_labels`` pair and every requirement."""
 
@@ -126,11 +133,12 @@ class LabelSelector:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NodeSelectorTerm:
     """One ``nodeSelectorTerms`` entry of required node affinity: all requirements ANDed."""
 
     match_expressions: tuple[Requirement, ...] = ()
+    """The requirements, all of which must hold (``matchFields`` is not modelled)."""
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """Whether a node with ``labels`` satisfies the term (an empty term matches none)."""
@@ -219,9 +227,18 @@ def _requirement(item: Any, operators: tuple[str, ...], where: str) -> Requireme
     return Requirement(key=key, operator=operator, values=values)
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _int64(text: str) -> int | None:
+    """``strconv.ParseInt(text, 10, 64)``: None for anything else (Python's ``int`` would
+    also take ``_`` separators, surrounding spaces and values past int64)."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body.isascii() or not body.isdigit():
+        return None
+    value = int(text)
+    return value if _INT64_MIN <= value <= _INT64_MAX else None
+
+
 def _is_int(text: str) -> bool:
-    try:
-        int(text)
-    except ValueError:
-        return False
-    return True
+    return _int64(text) is not None

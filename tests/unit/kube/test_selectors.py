@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from gpuscale.errors import ManifestError
-from gpuscale.manifests.selectors import (
+from gpuscale.kube import (
     LabelSelector,
     NodeSelectorTerm,
     Requirement,
@@ -156,3 +156,25 @@ def test_gt_needs_one_integer() -> None:
         NodeSelectorTerm.from_spec(
             {"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["many"]}]}
         )
+
+
+@pytest.mark.parametrize(
+    ("requirement", "labels", "expected"),
+    [
+        # selector.go Requirement.Matches: an operator it does not know matches nothing
+        (Requirement("zone", "in", ("a",)), {"zone": "a"}, False),
+        (Requirement("gpus", "Ge", ("4",)), {"gpus": "8"}, False),
+        # Gt/Lt: exactly one value, both sides int64 (strconv.ParseInt), else no match
+        (Requirement("gpus", "Gt", ()), {"gpus": "8"}, False),
+        (Requirement("gpus", "Gt", ("4", "5")), {"gpus": "8"}, False),
+        (Requirement("gpus", "Gt", ("4",)), {"gpus": "1_0"}, False),
+        (Requirement("gpus", "Gt", ("4",)), {"gpus": " 8"}, False),
+        (Requirement("gpus", "Gt", ("4",)), {"gpus": str(2**63)}, False),
+        (Requirement("gpus", "Lt", ("-1",)), {"gpus": "-2"}, True),
+        (Requirement("gpus", "Gt", ("+4",)), {"gpus": "8"}, True),
+    ],
+)
+def test_requirement_matches_as_upstream_on_odd_input(
+    requirement: Requirement, labels: dict[str, str], expected: bool
+) -> None:
+    assert requirement.matches(labels) is expected

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuscale.units import format_duration, parse_duration, parse_quantity, quantity_or_none
+from gpuscale.kube import format_duration, parse_duration, parse_quantity, quantity_or_none
 
 
 @pytest.mark.parametrize(
@@ -67,3 +67,23 @@ def test_parse_quantity_rejects(bad: object) -> None:
 )
 def test_quantity_or_none_reads_live_fields(value: object, expected: float | None) -> None:
     assert quantity_or_none(value) == expected
+
+
+def test_scheduler_counts_are_exact_quantities() -> None:
+    from gpuscale.controllers.scheduler import quantities
+    from gpuscale.kube import milli_value, whole_value
+
+    # Value() and MilliValue() round up; a float is read at its shortest spelling
+    assert whole_value("1.5") == 2
+    assert milli_value("0.0001") == 1
+    assert whole_value("2Gi") == 2**31
+    assert quantities({"cpu": "250m", "memory": "1.5Gi", "amd.com/gpu": 1}) == {
+        "cpu": 250,
+        "memory": 1610612736,
+        "amd.com/gpu": 1,
+    }
+    # a float sum's binary error (0.1 + 0.2 = 0.30000000000000004) is below a nano-unit
+    assert quantities({"cpu": 0.1 + 0.2})["cpu"] == 300
+    assert quantities({"cpu": 0.1001})["cpu"] == 101
+    with pytest.raises(ValueError, match="non-negative"):
+        quantities({"cpu": -1.0})
