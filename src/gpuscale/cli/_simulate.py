@@ -12,6 +12,7 @@ Exit codes: 0 done, 2 bad input (a file, a key, a flag: one line naming ``file:l
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,17 +21,21 @@ from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, 
 from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_trace
 from gpuscale.kube import format_duration, parse_duration
-from gpuscale.manifests import PROFILE_NAMES
+from gpuscale.manifests import PROFILE_NAMES, ManifestSet
 from gpuscale.profile import Profile
+from gpuscale.promql import check_query_text
 from gpuscale.report import write_report
+from gpuscale.sim.budget import DEFAULT_MAX_WORK, WorkEstimate, estimate_work
 from gpuscale.sim.inputs import (
     ProfileLocator,
+    SimulationInputs,
     build_inputs,
     gauges_of,
     needs_capacity,
     profile_locator,
+    selected_metric_names,
 )
-from gpuscale.sim.scenario import RampStep, RateStep, Scenario
+from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 
@@ -124,6 +129,102 @@ def _warn_steps_after(scenario: Scenario, horizon: float) -> None:
         )
 
 
+def _check_queries(loaded: ManifestSet) -> None:
+    """Refuse a trigger query over the PromQL text limits, naming its manifest line, before
+    anything parses it (``gpuscale.promql.check_query_text``)."""
+    for manifest in loaded.by_kind("ScaledObject"):
+        triggers = manifest.get(("spec", "triggers"))
+        if not isinstance(triggers, list):
+            continue
+        for index, trigger in enumerate(triggers):
+            path = ("spec", "triggers", index, "metadata", "query")
+            query = manifest.get(path)
+            if isinstance(trigger, dict) and isinstance(query, str):
+                check_query_text(query, where=str(manifest.line_of(path)))
+
+
+def _max_work(text: str | None) -> float:
+    if text is None:
+        return float(DEFAULT_MAX_WORK)
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise InputError(
+            f"expected a positive number of work units, got {text!r}",
+            where="--max-work",
+            fix=f"e.g. --max-work 1e8 (the default is {_units(DEFAULT_MAX_WORK)})",
+        )
+    return value
+
+
+def _horizon_source(
+    until: str | None, scenario: Scenario | None, trace: Path | None, speedup: float
+) -> str:
+    if until is not None:
+        return "--until"
+    if scenario is not None and scenario.until is not None:
+        return f"{scenario.source} (until)"
+    if trace is not None:
+        return f"{trace} (its span)" if speedup == 1.0 else f"--speedup {speedup:g}"
+    return "--until"
+
+
+def _check_work(estimate: WorkEstimate, limit: float, source: str) -> None:
+    """Refuse a run whose estimated work is over ``limit`` (see :mod:`gpuscale.sim.budget`)."""
+    if estimate.total <= limit:
+        return
+    horizon = (
+        format_duration(estimate.horizon_s)
+        if estimate.horizon_s < 1e12
+        else f"{estimate.horizon_s:.3g}s"
+    )
+    raise InputError(
+        f"the run would take about {_units(estimate.total)} units of work ({horizon} of "
+        f"virtual time: {_units(estimate.loop_events)} loop events and "
+        f"{_units(estimate.requests)} requests), "
+        f"over the limit of {_units(limit)} (a few minutes)",
+        where=source,
+        fix=f"simulate less (a shorter --until, a speedup nearer 1), or allow it with "
+        f"--max-work {_round_up(estimate.total)}",
+    )
+
+
+def _units(value: float) -> str:
+    """``12345678`` → ``1.2e7``, ``40`` → ``40``: counts of work as the flag takes them."""
+    return f"{value:.2g}".replace("e+0", "e").replace("e+", "e")
+
+
+def _round_up(value: float) -> str:
+    if not math.isfinite(value):
+        return "N"
+    exponent = math.floor(math.log10(value))
+    mantissa = math.ceil(value / 10**exponent)
+    return f"{mantissa}e{exponent}" if mantissa < 10 else f"1e{exponent + 1}"
+
+
+def _warn_unread_gauges(scenario: Scenario, inputs: SimulationInputs) -> None:
+    """Warn for each set_gauge step whose gauge no trigger query selects: it changes nothing.
+
+    Silent when a query's selectors are not all plain names (``{__name__=~"..."}``), since
+    any gauge could then be read."""
+    queries = [t.query for s in inputs.scaled_objects for t in s.hpa.triggers if t is not None]
+    read = selected_metric_names(queries)
+    if read is None:
+        return
+    warned: set[str] = set()
+    for step in scenario.steps:
+        if isinstance(step, GaugeStep) and step.name not in read and step.name not in warned:
+            warned.add(step.name)
+            where = f"{scenario.source}:{step.line}" if step.line else scenario.source
+            listed = ", ".join(sorted(read)) or "none"
+            sys.stderr.write(
+                f"gpuscale: warning: {where}: set_gauge sets {step.name}, which no "
+                f"ScaledObject query reads (they read: {listed}); the step changes nothing\n"
+            )
+
+
 def _print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
     for warning in warnings:
         sys.stderr.write(f"gpuscale: warning: {warning}\n")
@@ -146,6 +247,7 @@ def execute(
     plots: Path | None,
     label: str | None,
     output: str,
+    max_work: str | None = None,
 ) -> None:
     """Run gpuscale simulate with its parsed options (see :mod:)."""
     if output not in ("text", "json"):
@@ -164,9 +266,15 @@ def execute(
             where="--trace-format",
             fix="use auto, azure, mooncake or csv",
         )
-    if not (speedup > 0):
-        raise InputError("must be above 0", where="--speedup", fix="e.g. --speedup 2")
+    if not (math.isfinite(speedup) and speedup > 0):
+        raise InputError(
+            f"must be a finite number above 0, got {speedup!r}",
+            where="--speedup",
+            fix="e.g. --speedup 2 (twice as fast) or --speedup 0.5",
+        )
+    limit = _max_work(max_work)
     loaded = read_manifests(manifests)
+    _check_queries(loaded)
     chosen, profile_source, locate = find_profile(manifests, profile)
     parsed = None if scenario is None else read_scenario(scenario)
     names = [m.name for m in loaded.by_kind("Deployment", "StatefulSet")]
@@ -177,6 +285,13 @@ def execute(
         raw = read_trace(trace, fmt=trace_format)  # type: ignore[arg-type]
         if speedup != 1.0:
             raw = raw.scaled(speedup)
+            if not math.isfinite(raw.period):
+                raise InputError(
+                    f"replayed {speedup:g} times as fast, the trace would span more seconds "
+                    "than can be counted",
+                    where="--speedup",
+                    fix="use a speedup nearer 1",
+                )
         scaled_targets = sorted({s.target for s in inputs.scaled_objects})
         target = _trace_target(names, scaled_targets, workload, trace)
         traces[target] = raw
@@ -190,9 +305,15 @@ def execute(
         horizon = max(raw.period, 1.0)
     else:
         horizon = 3600.0
+    _check_work(
+        estimate_work(inputs, horizon_s=horizon, scenario=parsed, traces=traces),
+        limit,
+        _horizon_source(until, parsed, trace, speedup),
+    )
     traces = {name: t.tiled(horizon) for name, t in traces.items()}
     if parsed is not None:
         _warn_steps_after(parsed, horizon)
+        _warn_unread_gauges(parsed, inputs)
     needs_capacity(parsed, traces, inputs, locate=locate)
     meta: dict[str, Any] = {
         "manifests": [str(p) for p in manifests],

@@ -9,7 +9,9 @@ into place) or not at all; progress goes to stderr.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,8 +50,10 @@ __all__ = [
     "write_timeline",
 ]
 
-_PROGRESS_ABOVE_S = 6 * 3600.0
-"""Runs longer than this (virtual time) show a progress bar on a terminal."""
+_QUIET_FOR_S = 2.0
+"""Wall seconds a run may take before it shows progress."""
+_LINE_EVERY_S = 10.0
+"""Wall seconds between plain progress lines when stderr is not a terminal."""
 
 
 def console() -> Console:
@@ -92,22 +96,70 @@ class RunOutcome:
         return ReportRun(self.label, self.timeline, self.summary, source)
 
 
+class _Progress:
+    """Progress of a run on stderr, fed by the simulation's ``progress(t)`` callback.
+
+    The engine reads no clock; this reads the wall clock. Nothing shows for a run that ends
+    within :data:`_QUIET_FOR_S`; after that, a transient rich bar on a terminal, else a
+    ``gpuscale: progress:`` line every :data:`_LINE_EVERY_S` (logs and CI keep them)."""
+
+    def __init__(self, until: float, label: str, clock: Callable[[], float]) -> None:
+        self.until = until
+        self.label = label
+        self.clock = clock
+        self.started = clock()
+        self.last_line = self.started
+        self.console = Console(stderr=True)
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __call__(self, t: float) -> None:
+        now = self.clock()
+        if now - self.started < _QUIET_FOR_S:
+            return
+        done = format_duration(t)
+        if self.console.is_terminal:
+            if self.bar is None:
+                self.bar = Progress(
+                    TextColumn("[bold]{task.description}"),
+                    BarColumn(),
+                    TextColumn("{task.fields[at]} of {task.fields[until]} simulated"),
+                    TimeElapsedColumn(),
+                    console=self.console,
+                    transient=True,
+                )
+                self.bar.start()
+                self.task = self.bar.add_task(
+                    self.label, total=self.until, at="0s", until=format_duration(self.until)
+                )
+            self.bar.update(self.task, completed=t, at=done)
+            return
+        if now - self.last_line >= _LINE_EVERY_S:
+            self.last_line = now
+            share = 100 * t / self.until if self.until > 0 else 100.0
+            sys.stderr.write(
+                f"gpuscale: progress: {self.label}: {done} of {format_duration(self.until)} "
+                f"simulated ({share:.0f}%), {now - self.started:.0f}s elapsed\n"
+            )
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 @contextlib.contextmanager
-def _progress(until: float, label: str, enabled: bool) -> Iterator[Any]:
-    console = Console(stderr=True)
-    if not enabled or not console.is_terminal or until < _PROGRESS_ABOVE_S:
+def _progress(
+    until: float, label: str, enabled: bool, clock: Callable[[], float]
+) -> Iterator[Callable[[float], None] | None]:
+    if not enabled:
         yield None
         return
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.fields[at]} of {task.fields[until]} simulated"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task(label, total=until, at="0s", until=format_duration(until))
-        yield lambda t: bar.update(task, completed=t, at=format_duration(t))
+    reporter = _Progress(until, label, clock)
+    try:
+        yield reporter
+    finally:
+        reporter.close()
 
 
 def run(
@@ -119,10 +171,12 @@ def run(
     label: str,
     meta: Mapping[str, Any],
     progress: bool = True,
+    clock: Callable[[], float] = time.monotonic,
 ) -> RunOutcome:
-    """Simulate ``inputs`` under ``load`` up to ``until`` and summarise the run."""
+    """Simulate ``inputs`` under ``load`` up to ``until`` and summarise the run; with
+    ``progress``, a run that takes more than a few seconds of ``clock`` shows it on stderr."""
     simulation = inputs.simulation(load=load, seed=seed)
-    with _progress(until, label, progress) as tick:
+    with _progress(until, label, progress, clock) as tick:
         step = max(until / 200, 600.0)
         result = simulation.run(until, progress=tick, progress_every_s=step)
     stats = summarize(

@@ -91,6 +91,16 @@ def simulate_command(
             show_default=False,
         ),
     ] = None,
+    max_work: Annotated[
+        str | None,
+        typer.Option(
+            "--max-work",
+            metavar="N",
+            help="Refuse runs estimated above N units of work (loop events + requests; "
+            "default 1e7, a few minutes). Raise it for long runs.",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option("--seed", metavar="N", help="Random seed (same seed, same run).")
     ] = 0,
@@ -171,4 +181,5 @@ def simulate_command(
         plots=plots,
         label=label,
         output=output,
+        max_work=max_work,
     )

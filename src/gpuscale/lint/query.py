@@ -39,6 +39,7 @@ from typing import Any
 import promql_parser as pp
 
 from gpuscale.manifests import is_templated
+from gpuscale.promql import parse_query, walk
 
 __all__ = [
     "PENDING_COUNTING_METRICS",
@@ -147,9 +148,12 @@ class QueryAnalysis:
 
 @lru_cache(maxsize=4096)
 def analyse_query(query: str) -> QueryAnalysis:
-    """Parse ``query`` and answer every question of this module about it."""
+    """Parse ``query`` and answer every question of this module about it.
+
+    Text over :mod:`gpuscale.promql.syntax`'s limits raises its ``PromQLError`` (the
+    lint runner names the manifest line first, see ``_common.prometheus_triggers``)."""
     try:
-        root = pp.parse(query)
+        root = parse_query(query)
     except (ValueError, RuntimeError) as error:
         if is_templated(query):
             return QueryAnalysis(query=query, templated=True, parse_error=None)
@@ -243,28 +247,6 @@ def _strip(node: Any) -> Any:
     return node
 
 
-def _children(node: Any) -> list[Any]:
-    if isinstance(node, pp.AggregateExpr):
-        return [node.expr] + ([node.param] if node.param is not None else [])
-    if isinstance(node, pp.BinaryExpr):
-        return [node.lhs, node.rhs]
-    if isinstance(node, pp.ParenExpr | pp.UnaryExpr | pp.SubqueryExpr):
-        return [node.expr]
-    if isinstance(node, pp.Call):
-        return list(node.args)
-    if isinstance(node, pp.MatrixSelector):
-        return [node.vector_selector]
-    return []
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(_children(current)))
-
-
 def _selector(node: Any) -> Selector:
     def convert(matchers: Any) -> tuple[tuple[str, str, str], ...]:
         return tuple((m.name, _match_op(m.op), m.value) for m in matchers)
@@ -290,7 +272,7 @@ def selector_text(node: Any) -> str:
 
 
 def _selectors(root: Any) -> Iterator[Selector]:
-    for node in _walk(root):
+    for node in walk(root):
         if isinstance(node, pp.VectorSelector):
             yield _selector(node)
 
@@ -557,7 +539,7 @@ def _fills_empty(node: Any) -> bool:
 
 
 def _ranges(root: Any) -> Iterator[RangeUse]:
-    for node in _walk(root):
+    for node in walk(root):
         if isinstance(node, pp.Call) and node.func.name in _RATE_FUNCTIONS and node.args:
             arg = _strip(node.args[0])
             if isinstance(arg, pp.MatrixSelector):

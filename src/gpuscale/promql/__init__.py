@@ -11,6 +11,9 @@ engine.instant("sum(my_custom_gauge{})", 30_000).to_api_json()
 
 The supported subset and every known difference from Prometheus are listed in
 docs/promql.md; anything outside the subset raises ``PromQLError`` naming the construct.
+Query text goes to the parser only through :func:`parse_query`, which refuses text longer
+than :data:`MAX_QUERY_CHARS` or nested deeper than :data:`MAX_QUERY_DEPTH` first;
+:func:`walk` and :func:`fold` are the one (iterative) way to read the syntax tree.
 """
 
 from gpuscale.promql._errors import PromQLError
@@ -27,8 +30,18 @@ from gpuscale.promql.result import (
     result_from_api_json,
 )
 from gpuscale.promql.store import Matcher, OutOfOrderSampleError, SeriesStore
+from gpuscale.promql.syntax import (
+    MAX_QUERY_CHARS,
+    MAX_QUERY_DEPTH,
+    check_query_text,
+    fold,
+    parse_query,
+    walk,
+)
 
 __all__ = [
+    "MAX_QUERY_CHARS",
+    "MAX_QUERY_DEPTH",
     "SUPPORTED_AGGREGATIONS",
     "SUPPORTED_FUNCTIONS",
     "Engine",
@@ -44,6 +57,10 @@ __all__ = [
     "SeriesStore",
     "StringResult",
     "VectorResult",
+    "check_query_text",
+    "fold",
     "labels_from_mapping",
+    "parse_query",
     "result_from_api_json",
+    "walk",
 ]

@@ -87,6 +87,7 @@ from gpuscale.promql.result import (
     VectorResult,
 )
 from gpuscale.promql.store import Matcher, SeriesStore, selection_key
+from gpuscale.promql.syntax import parse_query
 
 __all__ = [
     "SUPPORTED_AGGREGATIONS",
@@ -1402,9 +1403,10 @@ class Engine:
         self._plans: dict[str, _Node] = {}
 
     def parse(self, query: str) -> pp.Expr:
-        """The syntax tree of ``query``; raises ``PromQLError`` when it does not parse."""
+        """The syntax tree of ``query``; raises ``PromQLError`` when it is over the text
+        limits (:func:`~gpuscale.promql.syntax.parse_query`) or does not parse."""
         try:
-            return pp.parse(query)
+            return parse_query(query)
         except ValueError as exc:
             raise PromQLError(
                 f"cannot parse PromQL: {exc}",

@@ -37,6 +37,7 @@ from gpuscale.errors import GpuscaleError
 from gpuscale.kube import format_duration
 from gpuscale.manifests import Manifest, ManifestSet, ServiceMonitor
 from gpuscale.profile import Profile
+from gpuscale.promql import fold, parse_query
 from gpuscale.sim.inputs import SimulationInputs, build_inputs, selected_metric_names
 from gpuscale.sim.keda import ScaledObjectSource
 from gpuscale.sim.scenario import GaugeStep, RateStep, Scenario
@@ -218,27 +219,23 @@ def _reach_s(expr: object, lookback_s: float) -> float | None:
     """How far before the evaluation instant the samples ``expr`` reads can lie (offsets,
     ranges, subqueries and the lookback added up along each path), or None when its value
     can move with the clock alone: a clock function, an ``@`` modifier, a negative offset."""
-    if isinstance(expr, pp.Call) and expr.func.name in _CLOCK_FUNCTIONS:
-        return None
-    own = 0.0
-    if isinstance(expr, pp.VectorSelector | pp.SubqueryExpr):
-        if expr.at is not None or _seconds(expr.offset) < 0:
+
+    def reach(node: object, inner: list[float | None]) -> float | None:
+        if isinstance(node, pp.Call) and node.func.name in _CLOCK_FUNCTIONS:
             return None
-        own = _seconds(expr.offset)
-        own += lookback_s if isinstance(expr, pp.VectorSelector) else _seconds(expr.step)
-    if isinstance(expr, pp.MatrixSelector | pp.SubqueryExpr):
-        own += _seconds(expr.range)
-    children = [getattr(expr, a, None) for a in ("expr", "lhs", "rhs", "param", "vector_selector")]
-    children += list(getattr(expr, "args", None) or ())
-    deepest = 0.0
-    for child in children:
-        if child is None:
-            continue
-        reach = _reach_s(child, lookback_s)
-        if reach is None:
+        if any(value is None for value in inner):
             return None
-        deepest = max(deepest, reach)
-    return own + deepest
+        own = 0.0
+        if isinstance(node, pp.VectorSelector | pp.SubqueryExpr):
+            if node.at is not None or _seconds(node.offset) < 0:
+                return None
+            own = _seconds(node.offset)
+            own += lookback_s if isinstance(node, pp.VectorSelector) else _seconds(node.step)
+        if isinstance(node, pp.MatrixSelector | pp.SubqueryExpr):
+            own += _seconds(node.range)
+        return own + max((value for value in inner if value is not None), default=0.0)
+
+    return fold(expr, reach)
 
 
 def _lcm_s(periods: list[float]) -> float | None:
@@ -284,7 +281,7 @@ def _settled_after_s(
     fallback = source.spec.fallback
     fallback_s = 0.0 if fallback is None else float(fallback.failure_threshold)
     fallback_s *= source.spec.polling_interval
-    reach = _reach_s(pp.parse(query), inputs.lookback_ms / 1000)
+    reach = _reach_s(parse_query(query), inputs.lookback_ms / 1000)
     if reach is None or not all(isinstance(s, GaugeStep) for s in scenario.steps):
         return None
     spec, plane = inputs.spec, inputs.spec.control_plane

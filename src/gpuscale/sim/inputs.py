@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 import promql_parser as pp
 
@@ -60,7 +61,7 @@ from gpuscale.manifests import (
 )
 from gpuscale.profile import AutoscalerSpec, NodePool, Profile
 from gpuscale.profile import WorkloadSpec as ProfileWorkload
-from gpuscale.promql import PromQLError
+from gpuscale.promql import PromQLError, fold, parse_query, walk
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.provider import PROVIDERS, NodeProvider
@@ -118,9 +119,6 @@ APPROXIMATIONS = (
 """What is modelled approximately, for timeline headers and reports."""
 
 _DEFAULT_PODS_PER_NODE = 110
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)")
-_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
-_UNIT_MS |= {"w": 7 * 86_400_000, "y": 365 * 86_400_000}
 
 
 @dataclass(frozen=True)
@@ -206,18 +204,9 @@ def gauges_of(scenario: Scenario | None, workloads: Sequence[str]) -> dict[str, 
 
 
 def _selectors(expr: object) -> Iterator[str | None]:
-    if isinstance(expr, pp.VectorSelector):
-        yield expr.name or None
-        return
-    if isinstance(expr, pp.MatrixSelector):
-        yield from _selectors(expr.vector_selector)
-        return
-    for attribute in ("expr", "lhs", "rhs", "param"):
-        child = getattr(expr, attribute, None)
-        if child is not None:
-            yield from _selectors(child)
-    for child in getattr(expr, "args", None) or ():
-        yield from _selectors(child)
+    for node in walk(expr):
+        if isinstance(node, pp.VectorSelector):
+            yield node.name or None
 
 
 def selected_metric_names(queries: Sequence[str]) -> frozenset[str] | None:
@@ -226,7 +215,7 @@ def selected_metric_names(queries: Sequence[str]) -> frozenset[str] | None:
     names: set[str] = set()
     for query in queries:
         try:
-            found = list(_selectors(pp.parse(query)))
+            found = list(_selectors(parse_query(query)))
         except ValueError:
             return None
         if any(name is None for name in found):
@@ -675,10 +664,23 @@ def _scaled_object(
 
 
 def _longest_window_ms(queries: Sequence[str]) -> int:
+    """The longest stretch of past samples any of ``queries`` reads: ranges, subquery
+    ranges and steps, and offsets (either sign) added along each path of the tree."""
+
+    def reach(node: object, inner: list[int]) -> int:
+        own = 0
+        for attribute in ("range", "offset", "step"):
+            value = getattr(node, attribute, None)
+            if isinstance(value, timedelta):
+                own += abs(round(value.total_seconds() * 1000))
+        return own + max(inner, default=0)
+
     longest = 0
     for query in queries:
-        for amount, unit in _DURATION.findall(query):
-            longest = max(longest, int(float(amount) * _UNIT_MS[unit]))
+        try:
+            longest = max(longest, fold(parse_query(query), reach))
+        except ValueError:
+            continue
     return longest
 
 

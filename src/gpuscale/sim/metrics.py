@@ -33,7 +33,7 @@ that disappeared from its target or whose target went away.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import promql_parser as pp
@@ -46,6 +46,8 @@ from gpuscale.promql import (
     ScalarResult,
     SeriesStore,
     VectorResult,
+    parse_query,
+    walk,
 )
 from gpuscale.promql.store import selection_key
 
@@ -303,24 +305,14 @@ class _Unknown:
 _UNKNOWN: Any = _Unknown()
 
 
-def _nodes(expr: object) -> Iterator[object]:
-    yield expr
-    for attribute in ("expr", "lhs", "rhs", "param"):
-        child = getattr(expr, attribute, None)
-        if child is not None:
-            yield from _nodes(child)
-    for child in getattr(expr, "args", None) or ():
-        yield from _nodes(child)
-
-
 def _shape(query: str) -> _Shape | None:
     """The query's selectors when its answer is a function of the values they pick."""
     try:
-        root = pp.parse(query)
-    except ValueError:
+        root = parse_query(query)
+    except (ValueError, PromQLError):
         return None
     selectors: list[tuple[Sequence[Matcher], tuple[tuple[str, str, str], ...]]] = []
-    for node in _nodes(root):
+    for node in walk(root):
         if isinstance(node, pp.VectorSelector):
             if node.offset is not None or node.at is not None or not node.name:
                 return None

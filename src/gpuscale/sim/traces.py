@@ -119,12 +119,28 @@ class Trace:
             self.format,
         )
 
+    def _first(self, count: int) -> Trace:
+        return Trace(
+            self.offsets[:count],
+            self.prompt_tokens[:count],
+            self.output_tokens[:count],
+            self.source,
+            self.has_tokens,
+            self.format,
+        )
+
     def tiled(self, until: float, period: float | None = None) -> Trace:
-        """The trace repeated every ``period`` seconds, keeping requests before ``until``."""
+        """The trace repeated every ``period`` seconds, keeping requests before ``until``.
+
+        A trace whose requests all arrive at one instant (one row, or equal timestamps)
+        has no period to repeat with: it is one burst at 0, kept as it is."""
         if not (math.isfinite(until) and until >= 0):
             raise ValueError(f"until must be a non-negative number of seconds, got {until!r}")
         if len(self) == 0:
             return self
+        if period is None and self.period == 0:
+            keep = int(np.searchsorted(self.offsets, until, side="left"))
+            return self._first(keep)
         step = self.period if period is None else period
         if not (math.isfinite(step) and step > 0):
             raise ValueError(f"tile period must be a positive number of seconds, got {step!r}")
@@ -153,10 +169,27 @@ def _azure_seconds(stamp: str, ordinals: dict[str, int]) -> float:
         day = _dt.date.fromisoformat(date).toordinal()
         ordinals[date] = day
     hours, minutes, seconds = clock.split(":")
-    return day * 86400.0 + int(hours) * 3600.0 + int(minutes) * 60.0 + float(seconds)
+    if len(hours) > 2 or len(minutes) > 2 or len(seconds) > _MAX_FIELD:
+        raise ValueError(stamp)
+    value = day * 86400.0 + int(hours) * 3600.0 + int(minutes) * 60.0 + float(seconds)
+    if not math.isfinite(value) or float(seconds) < 0:
+        raise ValueError(stamp)
+    return value
+
+
+_MAX_TOKENS = 10**9
+"""More tokens than any model's context: a count above it is a mistake in the trace."""
+_MAX_FIELD = 64
+"""Longest numeric field read (a count or a seconds value); longer text is a mistake and
+would meet Python's limit on int-from-string conversions."""
 
 
 def _count(text: str, where: str, column: str) -> int:
+    text = text.strip()
+    if len(text) > _MAX_FIELD:
+        raise _error(
+            f"{column} is not a token count: {text[:20]!r}... ({len(text)} characters)", where
+        )
     try:
         value = int(text)
     except ValueError:
@@ -169,6 +202,8 @@ def _count(text: str, where: str, column: str) -> int:
         value = int(number)
     if value < 0:
         raise _error(f"{column} must be >= 0, got {value}", where)
+    if value > _MAX_TOKENS:
+        raise _error(f"{column} must be at most {_MAX_TOKENS:,} tokens, got {value:,}", where)
     return value
 
 
@@ -179,7 +214,14 @@ def _finish(
     order = np.argsort(t, kind="stable")
     t = t[order]
     if len(t):
-        t = t - t[0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            t = t - t[0]
+        if not math.isfinite(float(t[-1])):
+            raise _error(
+                "the trace's first and last requests are too far apart to count in seconds",
+                source,
+                "check the timestamps (seconds, or milliseconds for Mooncake)",
+            )
     return Trace(
         t,
         np.asarray(prompt, dtype=np.int64)[order],
@@ -205,7 +247,8 @@ def _parse_azure(lines: list[str], source: str, first: int) -> Trace:
             times.append(_azure_seconds(parts[0], ordinals))
         except ValueError:
             raise _error(
-                f"TIMESTAMP is not a date-time like 2023-11-16 18:15:46.68: {parts[0]!r}", where
+                f"TIMESTAMP is not a date-time like 2023-11-16 18:15:46.68: {_shown(parts[0])}",
+                where,
             ) from None
         prompt.append(_count(parts[1], where, "ContextTokens"))
         output.append(_count(parts[2], where, "GeneratedTokens"))
@@ -224,6 +267,10 @@ def _parse_mooncake(lines: list[str], source: str) -> Trace:
             doc = json.loads(line)
         except json.JSONDecodeError as exc:
             raise _error(f"not a JSON line ({exc.msg})", where) from None
+        except RecursionError:
+            raise _error("the JSON nests too deep to be a request", where) from None
+        except ValueError as exc:  # e.g. an integer over Python's int-string digit limit
+            raise _error(f"not a JSON line ({str(exc).split(';')[0]})", where) from None
         if not isinstance(doc, dict) or "timestamp" not in doc:
             raise _error("expected an object with a timestamp (milliseconds)", where)
         stamp = doc["timestamp"]
@@ -234,12 +281,27 @@ def _parse_mooncake(lines: list[str], source: str) -> Trace:
         ):
             raise _error(f"timestamp must be a number of milliseconds, got {stamp!r}", where)
         times.append(float(stamp) / 1000.0)
-        prompt.append(_count(str(doc.get("input_length", 0)), where, "input_length"))
-        output.append(_count(str(doc.get("output_length", 0)), where, "output_length"))
+        prompt.append(_json_count(doc.get("input_length", 0), where, "input_length"))
+        output.append(_json_count(doc.get("output_length", 0), where, "output_length"))
     return _finish(times, prompt, output, source, True)
 
 
+def _json_count(value: object, where: str, column: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise _error(f"{column} must be a number of tokens, got {_shown(value)}", where)
+    if isinstance(value, int) and abs(value) > _MAX_TOKENS:
+        return _count(str(min(max(value, -1), _MAX_TOKENS + 1)), where, column)
+    return _count(str(value), where, column)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _generic_seconds(text: str) -> float:
+    if len(text) > _MAX_FIELD:
+        raise ValueError(text[:20])
     try:
         value = float(text)
     except ValueError:
@@ -277,7 +339,7 @@ def _parse_csv(lines: list[str], source: str, first: int) -> Trace:
             times.append(_generic_seconds(parts[t_col]))
         except ValueError:
             raise _error(
-                f"timestamp is neither seconds nor ISO 8601: {parts[t_col]!r}", where
+                f"timestamp is neither seconds nor ISO 8601: {_shown(parts[t_col])}", where
             ) from None
         prompt.append(0 if p_col is None else _count(parts[p_col], where, header[p_col]))
         output.append(0 if o_col is None else _count(parts[o_col], where, header[o_col]))
@@ -285,8 +347,11 @@ def _parse_csv(lines: list[str], source: str, first: int) -> Trace:
 
 
 def parse_trace(text: str, *, source: str = "<trace>", fmt: TraceFormat = "auto") -> Trace:
-    """Parse a trace from its text; ``fmt="auto"`` tells the format from its first line."""
-    lines = text.splitlines()
+    """Parse a trace from its text; ``fmt="auto"`` tells the format from its first line.
+
+    A UTF-8 byte-order mark before the first line (Excel writes one on every CSV it
+    saves) is dropped, as the manifests' reader drops it."""
+    lines = text.removeprefix("\ufeff").splitlines()
     first = next((line for line in lines if line.strip()), None)
     if first is None:
         raise _error("the trace has no requests", source)

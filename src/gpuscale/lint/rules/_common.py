@@ -13,6 +13,7 @@ from gpuscale.lint._keda import ScaledObjectView, TriggerView, scaled_object_vie
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.query import QueryAnalysis, analyse_query
 from gpuscale.manifests import KeyPath, Manifest, Service, ServiceMonitor, Workload, is_templated
+from gpuscale.promql import check_query_text
 
 __all__ = [
     "PER_REPLICA_QUERY_EXAMPLE",
@@ -104,13 +105,19 @@ def trigger_path(index: int, key: str | None = None) -> KeyPath:
 
 
 def prometheus_triggers(ctx: LintContext) -> list[PromTrigger]:
-    """Every ``prometheus`` trigger of every ScaledObject (computed once per run)."""
+    """Every ``prometheus`` trigger of every ScaledObject (computed once per run).
+
+    A query over gpuscale's PromQL text limits is refused here, naming its manifest line,
+    before anything parses it (``gpuscale.promql.check_query_text``)."""
 
     def build() -> list[PromTrigger]:
         found = []
         for so in scaled_objects(ctx):
             for trigger in so.triggers:
                 if trigger.is_prometheus:
+                    if trigger.query:
+                        where = so.obj.line_of(trigger_path(trigger.index, "query"))
+                        check_query_text(trigger.query, where=str(where))
                     query = analyse_query(trigger.query) if trigger.query else None
                     found.append(PromTrigger(so, trigger, query))
         return found

@@ -27,6 +27,7 @@ from gpuscale.lint.rules._common import (
     prometheus_triggers,
     scrape_interval_for,
 )
+from gpuscale.promql import PromQLError, parse_query
 
 __all__: list[str] = []
 
@@ -62,18 +63,18 @@ def _rename_selectors(query: str, renames: dict[str, str]) -> str:
         if name in renames:
             # Re-parse the printed selector under its new name: nodes edited in place are
             # not picked up by transform().
-            return pp.parse(renames[name] + str(node)[len(name) :])
+            return parse_query(renames[name] + str(node)[len(name) :])
         return None
 
-    return str(pp.transform(pp.parse(query), post_visit=rename))
+    return str(pp.transform(parse_query(query), post_visit=rename))
 
 
 def _summed(expression: str) -> str:
     """``avg(...)``/``avg by (...)(...)`` as the same aggregation with ``sum``."""
     candidate = "sum" + expression[3:] if expression.startswith("avg") else expression
     try:
-        return str(pp.parse(candidate))
-    except ValueError:
+        return str(parse_query(candidate))
+    except (ValueError, PromQLError):
         return expression
 
 
@@ -228,8 +229,8 @@ def _query_unaggregated(ctx: LintContext) -> Iterator[Hit]:
         if query is None or query.multi_series_reason is None:
             continue
         try:
-            fixed = str(pp.parse(f"sum({query.query})"))
-        except ValueError:
+            fixed = str(parse_query(f"sum({query.query})"))
+        except (ValueError, PromQLError):
             fixed = f"sum({query.query})"
         yield Hit(
             obj=trig.obj,
@@ -317,12 +318,12 @@ def _scope_selector(query: str, selector_text: str, namespace: str) -> str:
             kept = [str(m) for m in node.matchers.matchers if m.name != "namespace"]
             matchers = ",".join([f'namespace="{namespace}"', *kept])
             name = node.name or ""
-            return pp.parse(f"{name}{{{matchers}}}")
+            return parse_query(f"{name}{{{matchers}}}")
         return None
 
     try:
-        return str(pp.transform(pp.parse(query), post_visit=scope))
-    except ValueError:
+        return str(pp.transform(parse_query(query), post_visit=scope))
+    except (ValueError, PromQLError):
         return query
 
 
