@@ -427,7 +427,8 @@ def _workload(manifest: Manifest) -> Iterator[Refusal]:
                 matches = selector_matches(selector, text_labels)
             except ManifestError:
                 matches = True
-            if not matches and not any(is_templated(v) for v in text_labels.values()):
+            placeholders = [*text_labels.values(), *_map(selector.get("matchLabels")).values()]
+            if not matches and not any(is_templated(v) for v in placeholders):
                 shown = ", ".join(f"{k}={v}" for k, v in sorted(text_labels.items())) or "none"
                 yield Refusal(
                     ("spec", "selector"),
