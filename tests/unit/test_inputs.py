@@ -81,3 +81,23 @@ def test_a_directory_with_only_a_kustomization_says_how_to_lint_it(tmp_path: Pat
     message = str(caught.value)
     assert "besides its kustomization.yaml" in message
     assert "kustomize build DIR | gpuscale lint -" in message
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda path: read_manifests([path]),
+        read_profile,
+        read_scenario,
+        read_trace,
+    ],
+    ids=["manifests", "profile", "scenario", "trace"],
+)
+def test_a_symlink_loop_is_named_as_one(tmp_path: Path, read: Callable[[Path], Any]) -> None:
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.symlink_to(second)
+    second.symlink_to(first)
+    with pytest.raises(InputError) as caught:
+        read(first)
+    assert "symlink loop" in caught.value.message
+    assert caught.value.where == str(first)

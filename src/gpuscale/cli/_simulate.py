@@ -6,6 +6,9 @@ trace, builds the simulation (``gpuscale.sim.inputs.build_inputs``), runs it wit
 progress bar on stderr, prints the summary (stdout; ``-o json`` for JSON), and writes
 the timeline (``--timeline``), the HTML report (``--report``) and the plots
 (``--plots``). Files are written before the summary is printed, whole or not at all.
+Before anything is built, the manifests go through the one validator
+(:func:`gpuscale.manifests.validate`, as ``render``, ``lint`` and ``deploy`` run it):
+what the API server or KEDA would refuse, simulate refuses the same way, on the same line.
 Exit codes: 0 done, 2 bad input (a file, a key, a flag: one line naming ``file:line``).
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +25,8 @@ from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, 
 from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_trace
 from gpuscale.kube import format_duration, parse_duration
-from gpuscale.manifests import PROFILE_NAMES, ManifestSet
+from gpuscale.manifests import DEFAULT_KUBE_VERSION, PROFILE_NAMES, ManifestSet, validate_or_raise
+from gpuscale.manifests.names import check_namespace_flag
 from gpuscale.profile import Profile
 from gpuscale.promql import check_query_text
 from gpuscale.report import write_report
@@ -66,6 +71,13 @@ def _locator(path: Path) -> ProfileLocator:
     except (OSError, UnicodeDecodeError):
         text = None
     return profile_locator(text, str(path))
+
+
+def _kube_version(profile: Profile) -> str:
+    """The Kubernetes minor the profile's ``cluster.version`` names, as lint and deploy
+    read it, for the one validator (:func:`gpuscale.manifests.validate`)."""
+    match = re.match(r"v?(\d+\.\d+)", profile.cluster.version)
+    return match.group(1) if match else DEFAULT_KUBE_VERSION
 
 
 def _duration(text: str, option: str) -> float:
@@ -273,9 +285,11 @@ def execute(
             fix="e.g. --speedup 2 (twice as fast) or --speedup 0.5",
         )
     limit = _max_work(max_work)
+    check_namespace_flag(namespace)
     loaded = read_manifests(manifests)
     _check_queries(loaded)
     chosen, profile_source, locate = find_profile(manifests, profile)
+    validate_or_raise(loaded, kube_version=_kube_version(chosen))
     parsed = None if scenario is None else read_scenario(scenario)
     names = [m.name for m in loaded.by_kind("Deployment", "StatefulSet")]
     inputs = build_inputs(loaded, chosen, namespace=namespace, gauges=gauges_of(parsed, names))

@@ -60,31 +60,39 @@ runtime = DeployRuntime()
 def check_manifests(
     manifest_set: ManifestSet, profile: Profile | None, *, force: bool, namespace: str
 ) -> None:
-    """Lint the manifests as ``gpuscale lint`` does, schemas included (rule
-    ``schema-invalid``), with objects that name no namespace in ``namespace``: print the
-    warnings and errors on stderr, and raise an :class:`InputError` when there are
-    errors, unless ``force``. ``profile`` is None when the user gave none, so lint judges
-    exactly as ``gpuscale lint`` without ``--profile`` would (and checks schemas of the
-    default Kubernetes version)."""
+    """Lint the manifests as ``gpuscale lint`` does, with the one validator included
+    (rules ``schema-invalid`` and ``scaledobject-invalid``: what the API server or KEDA
+    would refuse, as ``render`` and ``simulate`` refuse it), with objects that name no
+    namespace in ``namespace``. Each error is one ``gpuscale: error: file:line: rule:
+    message (fix: ...)`` line on stderr, warnings ``gpuscale: warning: ...``; with errors
+    and without ``force`` a note says nothing was applied and the command exits 2, before
+    anything is sent. ``profile`` is None when the user gave none, so lint judges exactly
+    as ``gpuscale lint`` without ``--profile`` would (and checks schemas of the default
+    Kubernetes version)."""
     from gpuscale.lint import LintOptions, Severity, run_lint  # noqa: PLC0415 - see module doc
 
     report = run_lint(manifest_set, profile, LintOptions(namespace=namespace, validate=True))
-    label = {Severity.ERROR: "ignored (--force)" if force else "error", Severity.WARNING: "warning"}
     errors = 0
     for finding in report.findings:
-        if finding.severity in label:
-            errors += finding.severity is Severity.ERROR
-            sys.stderr.write(
-                f"{label[finding.severity]}: {finding.location.file}:{finding.location.line}: "
-                f"{finding.rule}: {finding.message}\n"
-            )
-    if errors and not force:
-        raise InputError(
-            f"{errors} problem{'s' if errors > 1 else ''} in the manifests; nothing was applied",
-            where=", ".join(manifest_set.files) or "manifests",
-            fix="correct them (each is listed above with file:line; gpuscale lint shows "
-            "how), or pass --force to apply anyway",
+        if finding.severity not in (Severity.ERROR, Severity.WARNING):
+            continue
+        is_error = finding.severity is Severity.ERROR
+        errors += is_error
+        label = "error" if is_error and not force else "warning"
+        fix = finding.fix.strip().removeprefix("# ")
+        if "\n" in fix or not fix:
+            fix = f"gpuscale lint {finding.location.file} shows the fix"
+        ignored = " (ignored: --force)" if is_error and force else ""
+        sys.stderr.write(
+            f"gpuscale: {label}: {finding.location.file}:{finding.location.line}: "
+            f"{finding.rule}: {' '.join(finding.message.split())}{ignored} (fix: {fix})\n"
         )
+    if errors and not force:
+        sys.stderr.write(
+            f"gpuscale: note: {errors} problem{'s' if errors > 1 else ''} in the manifests; "
+            "nothing was applied (correct them, or pass --force to apply anyway)\n"
+        )
+        raise typer.Exit(2)
 
 
 @app.command("deploy")

@@ -91,14 +91,9 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         raise InputError(
             "no manifests given", where="PATH", fix="gpuscale lint k8s/ (or - for stdin)"
         )
-    from gpuscale.manifests.names import name_problem, suggest_name  # noqa: PLC0415
+    from gpuscale.manifests.names import check_namespace_flag  # noqa: PLC0415
 
-    if problem := name_problem(args.namespace, "dns1123-label"):
-        raise InputError(
-            f"{args.namespace!r} is not a valid namespace: {problem}",
-            where="--namespace",
-            fix=f"use a name such as {suggest_name(args.namespace, 'dns1123-label')}",
-        )
+    check_namespace_flag(args.namespace)
     from gpuscale.cli._profile_input import optional_profile  # noqa: PLC0415
 
     select = parse_slugs(args.select, flag="--select") if args.select else None

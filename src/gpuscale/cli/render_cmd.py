@@ -68,7 +68,10 @@ def render_command(
     """
     from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.manifests import render, validate  # noqa: PLC0415 - see module doc
+    from gpuscale.manifests.names import check_namespace_flag  # noqa: PLC0415
 
+    if namespace is not None:
+        check_namespace_flag(namespace)
     manifests = read_manifests(paths, stdin=sys.stdin)
     if not manifests:
         raise ManifestError(

@@ -21,6 +21,7 @@ __all__ = [
     "Manifest",
     "ManifestSet",
     "format_path",
+    "parse_path",
 ]
 
 KeyPath = tuple[str | int, ...]
@@ -55,6 +56,15 @@ def format_path(path: KeyPath) -> str:
         else:
             text = str(part)
     return text or "(document)"
+
+
+_PATH_STEP = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def parse_path(text: str) -> KeyPath:
+    """The inverse of :func:`format_path`: ``spec.triggers[0].metadata.threshold`` as
+    ``("spec", "triggers", 0, "metadata", "threshold")`` (the ``where`` of a model's error)."""
+    return tuple(int(index) if index else key for index, key in _PATH_STEP.findall(text))
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpuscale.errors import ManifestError
 from gpuscale.kube import parse_quantity
+from gpuscale.manifests._admission import POD_SPEC_PATHS, refusals
 from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
 from gpuscale.manifests._views import is_templated
 from gpuscale.manifests.names import NameRule, name_problem, name_rule_for, suggest_name
@@ -81,15 +82,7 @@ CRD_SCHEMAS: Mapping[str, str] = {
 _DEFS_ID = "https://kubernetes.io/api/_definitions.json"
 _OBJECT_META = f"{_DEFS_ID}#/$defs/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _SCHEMA_ROOT = "kubernetes-json-schema"
-_POD_SPEC_PATHS: Mapping[str, KeyPath] = {
-    "Pod": ("spec",),
-    "Deployment": ("spec", "template", "spec"),
-    "StatefulSet": ("spec", "template", "spec"),
-    "DaemonSet": ("spec", "template", "spec"),
-    "ReplicaSet": ("spec", "template", "spec"),
-    "Job": ("spec", "template", "spec"),
-    "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
-}
+_POD_SPEC_PATHS = POD_SPEC_PATHS
 
 _CRD_GROUP_KINDS: Mapping[str, Mapping[str, frozenset[str]]] = {
     "keda.sh": {
@@ -125,6 +118,7 @@ _RULE_WORDS: Mapping[NameRule, str] = {
 }
 
 Severity = Literal["error", "warning", "info"]
+Check = Literal["schema", "apiserver", "keda"]
 
 
 @dataclass(frozen=True)
@@ -144,6 +138,10 @@ class ValidationProblem:
     severity: Severity = "error"
     expected: str = ""
     """What the schema wants there, on its own: ``an integer``, ``one of Value, ...``."""
+    check: Check = "schema"
+    """Who refuses it: the schema (``schema``), the API server's validation code
+    (``apiserver``: names, quantities, ports, selectors...) or KEDA (``keda``: its
+    admission webhook, its scaler, or the API server refusing the HPA KEDA generates)."""
 
     def one_line(self) -> str:
         """``file:line: Kind/name: path: message (fix: ...)`` on one line."""
@@ -217,6 +215,7 @@ def _problem(
     severity: Severity = "error",
     *,
     expected: str,
+    check: Check = "schema",
 ) -> ValidationProblem:
     return ValidationProblem(
         location=manifest.line_of(path),
@@ -226,6 +225,7 @@ def _problem(
         fix=fix,
         severity=severity,
         expected=expected,
+        check=check,
     )
 
 
@@ -252,8 +252,22 @@ def _validate_one(manifest: Manifest, version: str) -> Iterator[ValidationProble
         for error in validator.iter_errors(manifest.body)
         for problem in _explain(manifest, _deepest(error))
     ]
+    decoded = not found
     found.extend(_quantity_problems(manifest))
     found.extend(_name_problems(manifest))
+    if decoded:
+        found.extend(
+            ValidationProblem(
+                location=manifest.line_of(refusal.path),
+                path=refusal.path,
+                ref=manifest.ref,
+                message=refusal.message,
+                fix=refusal.fix,
+                expected=refusal.expected,
+                check=refusal.check,
+            )
+            for refusal in refusals(manifest)
+        )
     yield from sorted(found, key=lambda problem: (problem.location, problem.path.__repr__()))
 
 
@@ -330,6 +344,7 @@ def _name_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
                 f"{name!r} is not a valid {manifest.kind} name: it {problem}",
                 f"rename it, e.g. {suggest_name(name, rule)}, and every reference to it",
                 expected=_RULE_WORDS[rule],
+                check="apiserver",
             )
     namespace = manifest.get(("metadata", "namespace"))
     if isinstance(namespace, str) and namespace and not is_templated(namespace):
@@ -341,6 +356,7 @@ def _name_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
                 f"{namespace!r} is not a valid namespace: it {problem}",
                 f"use e.g. {suggest_name(namespace, 'dns1123-label')}",
                 expected=_RULE_WORDS["dns1123-label"],
+                check="apiserver",
             )
 
 
@@ -503,6 +519,7 @@ def _quantity_problems(manifest: Manifest) -> Iterator[ValidationProblem]:
                             f"{amount!r} is not a resource quantity",
                             "write a quantity such as 1, 500m, 512Mi or 2Gi",
                             expected="a resource quantity",
+                            check="apiserver",
                         )
 
 

@@ -29,7 +29,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["NameRule", "name_problem", "name_rule_for", "suggest_name"]
+from gpuscale.errors import InputError
+
+__all__ = ["NameRule", "check_namespace_flag", "name_problem", "name_rule_for", "suggest_name"]
 
 NameRule = Literal["dns1123-label", "dns1123-subdomain", "dns1035-label", "path-segment"]
 """Which of the API server's name checks applies."""
@@ -106,3 +108,17 @@ def suggest_name(value: str, rule: NameRule) -> str:
         rest = rest.strip("-")
         text = "-".join(part for part in (rest or "x", lead) if part)
     return text[:63].rstrip("-") if rule != "dns1123-subdomain" else text or "x"
+
+
+def check_namespace_flag(value: str, flag: str = "--namespace") -> str:
+    """``value`` if it is a namespace the API server accepts (a DNS-1123 label), else an
+    :class:`~gpuscale.errors.InputError` naming ``flag``: the one check ``render``,
+    ``lint``, ``simulate`` and ``deploy`` make of ``-n``."""
+    problem = name_problem(value, "dns1123-label")
+    if problem:
+        raise InputError(
+            f"{value!r} is not a valid namespace: it {problem}",
+            where=flag,
+            fix=f"use a name such as {suggest_name(value, 'dns1123-label') or 'default'}",
+        )
+    return value

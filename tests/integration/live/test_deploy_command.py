@@ -359,8 +359,8 @@ def test_validation_errors_block_unless_forced(
     code, _, err = _run(capsys, str(bad))
     assert code == 2
     assert fake_kube.seen == []
-    assert f"error: {bad}:" in err
-    assert "1 problem in the manifests; nothing was applied" in err
+    assert f"gpuscale: error: {bad}:" in err
+    assert "gpuscale: note: 1 problem in the manifests; nothing was applied" in err
     assert "--force" in err
 
 
@@ -409,11 +409,12 @@ def test_lint_errors_block_the_tutorial_and_nothing_is_applied(
     assert out == ""
     assert _patches(fake_kube) == []
     lines = err.splitlines()
-    assert "error: examples/tutorial/resources.yaml:156: query-divides-by-replicas: " in "\n".join(
-        lines
+    assert (
+        "gpuscale: error: examples/tutorial/resources.yaml:156: query-divides-by-replicas: "
+        in "\n".join(lines)
     )
     assert any("resources.yaml:135: servicemonitor-namespace-mismatch" in line for line in lines)
-    assert lines[-1].startswith("gpuscale: error: examples/tutorial/resources.yaml: 2 problems")
+    assert lines[-1].startswith("gpuscale: note: 2 problems in the manifests; nothing was applied")
 
 
 SERVICE = """apiVersion: v1
@@ -480,13 +481,14 @@ def test_a_schema_error_is_listed_once_and_warnings_are_printed(
     assert code == 2
     lines = err.splitlines()
     replicas = [line for line in lines if "spec.replicas" in line]
-    assert replicas == [
-        f"error: {bad}:12: schema-invalid: spec.replicas: expected an integer, got 'one'"
+    assert [line.split(" (fix:")[0] for line in replicas] == [
+        f"gpuscale: error: {bad}:12: schema-invalid: spec.replicas: expected an integer, got 'one'"
     ]
     assert any(
-        line.startswith(f"warning: {bad}:") and "compile-at-start" in line for line in lines
+        line.startswith(f"gpuscale: warning: {bad}:") and "compile-at-start" in line
+        for line in lines
     ), err
     # a custom resource of an unknown group is only info, which deploy does not print
     assert not any("Widget" in line for line in lines), err
-    assert lines[-1].startswith(f"gpuscale: error: {bad}: 1 problem in the manifests")
+    assert lines[-1].startswith("gpuscale: note: 1 problem in the manifests")
     assert fake_kube.seen == []

@@ -46,6 +46,23 @@ class Bad:
     """Text fed on standard input, for commands that read ``-``."""
     fix: bool = True
     """Whether the line must carry one of :data:`FIX_MARKERS`."""
+    lint_json: bool = False
+    """The case is ``gpuscale lint ... -o json`` exiting 1 for findings: its error line is
+    the one finding of severity error in the JSON report on stdout, read as
+    ``gpuscale: error: file:line: rule: message (fix: ...)``, as ``deploy`` prints it."""
+
+
+def _lint_errors(out: str) -> list[str]:
+    """The error findings of a ``gpuscale lint -o json`` report, one line each."""
+    import json
+
+    report = json.loads(out)
+    return [
+        f"gpuscale: error: {f['location']['file']}:{f['location']['line']}: {f['rule']}: "
+        f"{' '.join(f['message'].split())} (fix: {' '.join(f['fix'].split())})"
+        for f in report["findings"]
+        if f["severity"] == "error"
+    ]
 
 
 def _snapshot(root: Path) -> dict[str, str]:
@@ -83,6 +100,9 @@ def run_bad(
     assert "Traceback" not in err, err
     assert "Traceback" not in captured.out, captured.out
     errors = [line for line in err.splitlines() if line.startswith("gpuscale: error:")]
+    if case.lint_json:
+        assert not errors, f"lint reports findings on stdout, not stderr: {err!r}"
+        errors = _lint_errors(captured.out)
     others = [
         line
         for line in err.splitlines()

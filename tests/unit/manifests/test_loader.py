@@ -357,3 +357,32 @@ def test_duplicates_are_the_same_group_kind_namespace_and_name() -> None:
     ]
     assert ManifestSet(first + second).duplicates(default="other") == ()
     assert ManifestSet(first + first).duplicates() == (), "one file read twice"
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "words"),
+    [
+        ("apiVersion: v1\nkind: List\nitems: 3\n", "l.yaml:3", "items must be a list"),
+        ("apiVersion: v1\nkind: List\nitems: {a: 1}\n", "l.yaml:3", "got a mapping"),
+        ("apiVersion: v1\nkind: List\nitems:\n  - x\n", "l.yaml:4", "items[0] must be an object"),
+    ],
+)
+def test_a_list_with_bad_items_says_what_is_wrong(text: str, where: str, words: str) -> None:
+    with pytest.raises(ManifestError) as caught:
+        load_text(text, "l.yaml")
+    assert caught.value.where == where
+    assert words in caught.value.message
+
+
+def test_an_empty_list_is_no_objects() -> None:
+    assert load_text("apiVersion: v1\nkind: List\nitems: []\n", "l.yaml") == []
+    assert load_text("apiVersion: v1\nkind: List\n", "l.yaml") == []
+
+
+def test_an_integer_beyond_python_s_string_limit_names_its_key() -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nspec:\n  n: " + "9" * 5000
+    with pytest.raises(ManifestError) as caught:
+        load_text(text, "big.yaml")
+    assert caught.value.where == "big.yaml:6"
+    assert "spec.n" in caught.value.message
+    assert "5000 digits" in caught.value.message

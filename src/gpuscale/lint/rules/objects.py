@@ -40,7 +40,7 @@ def _templated(obj: Manifest, path: KeyPath) -> bool:
 @rule(
     SCHEMA_RULE,
     severity=Severity.ERROR,
-    title="The manifest does not match the schema the API server checks it against",
+    title="The API server (or KEDA) would refuse the manifest",
     explanation=(
         "Every object is checked against the schema the API server would use: the "
         "Kubernetes OpenAPI schemas for core kinds, in their strict form (an unknown field "
@@ -57,12 +57,21 @@ def _templated(obj: Manifest, path: KeyPath) -> bool:
         "closest known kind; a kind of any other group (a third-party CRD) is an info: it "
         "was not checked. The Kubernetes version is the profile's `cluster.version` when it "
         "names one (`1.33`, `1.33.1-do.0`), else gpuscale's default, as for `gpuscale "
-        "deploy`. Values with a placeholder are not judged; a number or boolean in trigger "
-        "metadata is left to `trigger-metadata-not-string`, which says more."
+        "deploy`. Beyond the schemas, what the API server's validation code and KEDA refuse "
+        "(`gpuscale.manifests.validate`, the one validator `render`, `simulate` and "
+        "`deploy` run too): ports outside 1-65535, container names that repeat, a "
+        "Deployment selector that does not match its template labels, two Service ports "
+        "with the same port and protocol, requests above limits, a probe without exactly "
+        "one handler, HPA behavior outside its bounds (windows 0-3600 s, policy values above "
+        "0, periods 1-1800 s), a ScaledObject KEDA's webhook refuses, a trigger threshold "
+        "of 0 or less (the HPA KEDA generates would have a target the API server refuses). "
+        "Values with a placeholder are not judged; a number or boolean in trigger "
+        "metadata is left to `trigger-metadata-not-string`, and replica bounds to "
+        "`replica-bounds-invalid`, which say more."
     ),
     example=snippet({"spec": {"replicas": "two", "selector": {"matchLabels": {"app": "web"}}}}),
     fix=snippet({"spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}}),
-    defers_to=("trigger-metadata-not-string",),
+    defers_to=("trigger-metadata-not-string", "replica-bounds-invalid"),
 )
 def _schema_invalid(ctx: LintContext) -> Iterator[Hit]:
     version = ctx.schema_version
@@ -80,6 +89,20 @@ def _schema_hit(obj: Manifest, problem: ValidationProblem, version: str) -> Hit:
         why = (
             f"gpuscale ships no schema for {obj.api_version} {obj.kind}, so this object was "
             "not checked; the API server checks it against its CRD, if one is installed."
+        )
+    elif problem.check == "keda":
+        why = (
+            "KEDA refuses this ScaledObject (its admission webhook, the scaler that reads the "
+            "trigger, or the API server refusing the HPA KEDA generates from it: "
+            "gpuscale's model of scaledobject_webhook.go, prometheus_scaler.go and the "
+            "autoscaling/v2 validation): the object never scales."
+        )
+    elif problem.check == "apiserver":
+        why = (
+            f"The API server's validation of a {obj.kind or 'object'} (beyond its schema: "
+            "names, ports, selectors, resources, probes, HPA targets and behavior) refuses "
+            f"this one: at {where} it expects {problem.expected}. `kubectl apply` fails and "
+            "nothing of the object is created or changed."
         )
     else:
         why = (
