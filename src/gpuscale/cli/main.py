@@ -263,7 +263,9 @@ def _register_unlisted() -> None:
 
 
 def fail(error: GpuscaleError) -> int:
-    """Print ``error`` as one line on stderr and return its exit code."""
+    """Print ``error`` as one line on stderr and return its exit code; the line has
+    every secret masked (:meth:`GpuscaleError.one_line` passes it through
+    :func:`gpuscale._redact.redact`)."""
     sys.stderr.write(f"gpuscale: error: {error.one_line()}\n")
     return error.exit_code
 
