@@ -124,6 +124,8 @@ class _Connection(asyncio.Protocol):
         self._accept_encoding: bytes | None = None
         self._has_host = False
         self._header_bytes = 0
+        self._header_sum = 0
+        self._too_large = False
         self._in_headers = False
         self._url_piece: bytes | None = None
         self._started = 0.0
@@ -186,7 +188,8 @@ class _Connection(asyncio.Protocol):
         self.busy = True
         self.reading = True
         self._in_headers = True
-        self._header_bytes = 0
+        self._header_bytes = self._header_sum = 0
+        self._too_large = False
         self._url = b""
         self._authorization = self._accept = self._accept_encoding = None
         self._has_host = False
@@ -196,10 +199,12 @@ class _Connection(asyncio.Protocol):
             self._started = time.perf_counter()
 
     def on_url(self, url: bytes) -> None:
-        self._url += url
-        self._url_piece = url
+        if url:
+            self._url += url
+            self._url_piece = url
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_sum += len(name) + len(value) + 4
         lowered = name.lower()
         if lowered == b"host":
             self._has_host = True
@@ -211,13 +216,19 @@ class _Connection(asyncio.Protocol):
             self._accept_encoding = value
 
     def on_headers_complete(self) -> None:
+        """Headers that arrived whole in one chunk are measured here (by their parts);
+        :meth:`data_received` measures those still arriving."""
         self._in_headers = False
-        self._header_bytes = 0
+        if self._header_sum + len(self._url) > self._server.config.max_header_bytes:
+            self._too_large = True
 
     def on_message_complete(self) -> None:
         self.reading = False
         transport = self._transport
         if transport is None or transport.is_closing():
+            return
+        if self._too_large:
+            self._abandon(_TOO_LARGE)
             return
         parser = self._parser
         version = parser.get_http_version()
