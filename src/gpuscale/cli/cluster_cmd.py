@@ -51,6 +51,9 @@ class CloudRuntime:
     home: Path | None = None
     """None means ``Path.home()``."""
     poll_interval: float = 10.0
+    endpoint: str | None = None
+    """The API's base URL; None for ``https://api.digitalocean.com`` (tests point it at
+    a server on loopback)."""
 
     def env(self) -> Mapping[str, str]:
         return os.environ if self.environ is None else self.environ
@@ -104,7 +107,10 @@ def _connect(token_file: Path | None) -> DigitalOcean:
     )
 
     token = read_token(token_file, runtime.env())
-    return DigitalOcean(make_client(token, transport=runtime.transport), clock=runtime.clock)
+    extra = {"endpoint": runtime.endpoint} if runtime.endpoint else {}
+    return DigitalOcean(
+        make_client(token, transport=runtime.transport, **extra), clock=runtime.clock
+    )
 
 
 def _print_plan(calls: Sequence[ApiCall]) -> None:
