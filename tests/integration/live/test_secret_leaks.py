@@ -96,7 +96,20 @@ def _start(echo: Echo, context: ssl.SSLContext | None = None) -> Echo:
             self.end_headers()
             self.wfile.write(body)
 
-        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _answer
+        def do_GET(self) -> None:
+            self._answer()
+
+        def do_POST(self) -> None:
+            self._answer()
+
+        def do_PATCH(self) -> None:
+            self._answer()
+
+        def do_PUT(self) -> None:
+            self._answer()
+
+        def do_DELETE(self) -> None:
+            self._answer()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
@@ -197,6 +210,7 @@ def test_live_commands_mask_echoed_credentials(
     kube_echo: Echo,
     argv: list[str],
     status: int,
+    *,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
@@ -264,6 +278,7 @@ def test_cluster_commands_mask_echoed_tokens(
     do_echo: Echo,
     argv: list[str],
     status: int,
+    *,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     caplog: pytest.LogCaptureFixture,
