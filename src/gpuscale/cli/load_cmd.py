@@ -107,6 +107,10 @@ def load_command(
     mode = _mode(ctx, value=value, rate=rate, trace=trace)
     check_output(output)
     token, token_from = read_setter_token(ctx, setter_token)
+    if token is not None:
+        from gpuscale.app._config import check_setter_token  # noqa: PLC0415 - one validator
+
+        check_setter_token(token, where=token_from)
     if value is not None:
         _number(value)
         arrivals: list[Arrival] = []
