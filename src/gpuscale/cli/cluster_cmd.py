@@ -107,10 +107,10 @@ def _connect(token_file: Path | None) -> DigitalOcean:
     )
 
     token = read_token(token_file, runtime.env())
-    extra = {"endpoint": runtime.endpoint} if runtime.endpoint else {}
-    return DigitalOcean(
-        make_client(token, transport=runtime.transport, **extra), clock=runtime.clock
-    )
+    from gpuscale.cloud.api import ENDPOINT  # noqa: PLC0415 - see module doc
+
+    client = make_client(token, transport=runtime.transport, endpoint=runtime.endpoint or ENDPOINT)
+    return DigitalOcean(client, clock=runtime.clock)
 
 
 def _print_plan(calls: Sequence[ApiCall]) -> None:
