@@ -44,6 +44,7 @@ __all__ = [
     "MASK",
     "SECRET_ENV",
     "child_environment",
+    "forget_all",
     "known",
     "redact",
     "redact_json",
@@ -57,7 +58,7 @@ MASK = "<redacted>"
 SECRET_ENV = ("DIGITALOCEAN_ACCESS_TOKEN", "GPUSCALE_SETTER_TOKEN")
 """The environment variables holding gpuscale's secrets; subprocesses do not inherit them."""
 
-_SHORTEST = 6
+_SHORTEST = 8
 """Shorter values are not registered: masking them would blank ordinary words."""
 _PIECE = 8
 """The shortest piece of a secret that is masked on its own."""
@@ -73,6 +74,10 @@ class _Registry:
         self.secrets: frozenset[str] = frozenset()
         self.whole: re.Pattern[str] | None = None
         self.long: tuple[str, ...] = ()
+
+    def clear(self) -> None:
+        with self.lock:
+            self.secrets, self.whole, self.long = frozenset(), None, ()
 
     def add(self, new: set[str]) -> None:
         with self.lock:
@@ -132,7 +137,7 @@ _RUN = re.compile(rf"[A-Za-z0-9._~+/=-]{{{_PIECE},}}")
 def register(value: str | bytes | None) -> None:
     """Remember ``value`` as a secret (and, for ``Bearer X``/``Basic X``, also ``X``).
 
-    Values shorter than six characters are ignored; registering twice is harmless."""
+    Values shorter than eight characters are ignored; registering twice is harmless."""
     if value is None:
         return
     if isinstance(value, bytes):
@@ -150,6 +155,12 @@ def register(value: str | bytes | None) -> None:
 def known() -> frozenset[str]:
     """The registered secrets (for tests)."""
     return _registry.secrets
+
+
+def forget_all() -> None:
+    """Forget every registered secret: for tests, which run many commands in one process
+    (one test's token must not mask another test's words)."""
+    _registry.clear()
 
 
 _USER_SECRETS = ("token", "password", "client-key-data", "client-certificate-data")
