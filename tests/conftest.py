@@ -14,6 +14,14 @@ import os
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _forget_secrets() -> None:
+    """Each test starts with no registered secret (gpuscale._redact is process-wide)."""
+    from gpuscale._redact import forget_all
+
+    forget_all()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     no_cluster = pytest.mark.skip(reason="needs a real cluster: set KUBECONFIG")
     no_token = pytest.mark.skip(reason="needs a DigitalOcean token: set DIGITALOCEAN_ACCESS_TOKEN")

@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gpuscale._redact import redact
 from gpuscale.errors import GpuscaleError, InputError, RetryableError, UnavailableError
 
 __all__ = [
@@ -80,10 +81,11 @@ def answer_doc(body: Any) -> dict[str, Any]:
 
 def answer_message(body: Any, keys: Sequence[str] = ("message", "reason")) -> str:
     """The first of ``keys`` the error body sets, on one line and at most 200 characters;
-    the body's text when it is not JSON; empty when there is nothing to say."""
+    the body's text when it is not JSON; empty when there is nothing to say. Secrets are
+    masked before the text is shortened, so a cut cannot leave part of one."""
     doc = answer_doc(body)
     text = next((str(doc[k]) for k in (*keys, "message") if doc.get(k)), "")
-    return " ".join(text.split())[:_LONGEST]
+    return redact(" ".join(text.split()))[:_LONGEST]
 
 
 def retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

@@ -9,12 +9,16 @@ GpuscaleError                 anything gpuscale raises on purpose
 └── UnavailableError          give up here: a tool, a service or a permission is missing
 ```
 
+Every error's line has gpuscale's secrets masked, whatever text a server put in it.
+
 Every error a user can meet carries, in one line, where the problem is (``file:line``
 or a key path), what was expected, and the fix. The CLI prints ``str(error)`` and exits
 non-zero; it never shows a traceback for these. Anything else escaping is a bug.
 """
 
 from __future__ import annotations
+
+from gpuscale._redact import redact
 
 __all__ = [
     "GpuscaleError",
@@ -42,11 +46,13 @@ class GpuscaleError(Exception):
         super().__init__(self.one_line())
 
     def one_line(self) -> str:
-        """The message as the CLI prints it: ``where: message; fix: ...`` on one line."""
+        """The message as the CLI prints it: ``where: message; fix: ...`` on one line,
+        every secret masked (:func:`gpuscale._redact.redact`): messages carry servers'
+        words, and a server may echo a credential."""
         text = f"{self.where}: {self.message}" if self.where else self.message
         if self.fix:
             text = f"{text} (fix: {self.fix})"
-        return " ".join(text.split())
+        return redact(" ".join(text.split()))
 
 
 class InputError(GpuscaleError):

@@ -15,6 +15,9 @@ from gpuscale.errors import InputError
 from gpuscale.kube import parse_duration
 
 __all__ = [
+    "DEFAULT_HEADER_TIMEOUT",
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_HEADER_BYTES",
     "DEFAULT_METRIC_HELP",
     "DEFAULT_METRIC_NAME",
     "DEFAULT_PORT",
@@ -31,6 +34,11 @@ DEFAULT_METRIC_NAME = "my_custom_gauge"
 DEFAULT_METRIC_HELP = "This is a custom gauge metric"
 TOKEN_ENV = "GPUSCALE_SETTER_TOKEN"
 LOG_LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_IDLE_TIMEOUT = 60.0
+DEFAULT_MAX_HEADER_BYTES = 1 << 20
+_LONGEST_TIMEOUT = 86400.0
+_HEADER_BYTES_RANGE = (1024, 64 << 20)
 
 _METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
@@ -62,6 +70,14 @@ class AppConfig:
     runtime_metrics: bool = False
     """Also export ``process_*`` and ``python_*`` metrics (the Go program's ``process_*``
     and ``go_*`` counterparts); each scrape then reads ``/proc``."""
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    """Seconds a request's line, headers and body have to arrive, from its first byte
+    (from the connection's opening for the first request); then 408 and close."""
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    """Seconds a kept-alive connection may wait for its next request (or not read its
+    reply) before it is closed."""
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    """Most bytes of request line and headers; more is answered 431 and closed."""
     setter_token: str | None = field(default=None, repr=False)
     """When set, setting the gauge needs ``Authorization: Bearer <token>``."""
 
@@ -95,6 +111,24 @@ class AppConfig:
                 f"period ({self.grace_period:g}s)",
                 where="--shutdown-delay",
                 fix="make --shutdown-delay at most --grace-period",
+            )
+        for flag, seconds in (
+            ("--header-timeout", self.header_timeout),
+            ("--idle-timeout", self.idle_timeout),
+        ):
+            if not 0 < seconds <= _LONGEST_TIMEOUT:
+                raise InputError(
+                    f"{seconds:g}s is not a timeout: it must be more than 0 and at most 24h",
+                    where=flag,
+                    fix=f"pass a duration such as {'10s' if 'header' in flag else '60s'}",
+                )
+        low, high = _HEADER_BYTES_RANGE
+        if not low <= self.max_header_bytes <= high:
+            raise InputError(
+                f"{self.max_header_bytes} bytes is out of range",
+                where="--max-header-bytes",
+                fix=f"pass a whole number of bytes from {low} to {high} (default "
+                f"{DEFAULT_MAX_HEADER_BYTES}, Go's DefaultMaxHeaderBytes)",
             )
         if self.setter_token is not None:
             check_setter_token(self.setter_token, where="--setter-token")
@@ -150,6 +184,9 @@ def config_from_flags(
     runtime_metrics: bool,
     setter_token: str | None,
     token_from_env: bool,
+    header_timeout: str = "10s",
+    idle_timeout: str = "60s",
+    max_header_bytes: str = str(DEFAULT_MAX_HEADER_BYTES),
 ) -> AppConfig:
     """An :class:`AppConfig` from the command line's strings; ``InputError`` names the flag.
 
@@ -161,6 +198,13 @@ def config_from_flags(
         raise InputError(f"{port!r} is not a port number", where="--port", fix=_PORT_FIX)
     if setter_token is not None:
         check_setter_token(setter_token, where=TOKEN_ENV if token_from_env else "--setter-token")
+    size = max_header_bytes.strip()
+    if not size.isascii() or not size.isdigit() or len(size) > 12:
+        raise InputError(
+            f"{max_header_bytes[:40]!r} is not a number of bytes",
+            where="--max-header-bytes",
+            fix=f"pass a whole number of bytes, e.g. {DEFAULT_MAX_HEADER_BYTES} (1 MiB)",
+        )
     return AppConfig(
         host=host,
         port=int(text),
@@ -171,6 +215,9 @@ def config_from_flags(
         shutdown_delay=_duration(shutdown_delay, "--shutdown-delay"),
         allow_non_finite=allow_non_finite,
         runtime_metrics=runtime_metrics,
+        header_timeout=_duration(header_timeout, "--header-timeout"),
+        idle_timeout=_duration(idle_timeout, "--idle-timeout"),
+        max_header_bytes=int(size),
         setter_token=setter_token,
     )
 

@@ -10,7 +10,8 @@ So once the flags are checked, :func:`exec_server` replaces the CLI process (``e
 same PID, so SIGTERM from Docker or the kubelet reaches the server directly) with
 ``python -m gpuscale.app``, which imports only the server. The settings travel in the
 environment: ``GPUSCALE_APP_CONFIG`` (JSON, no secrets) and the token in
-``GPUSCALE_SETTER_TOKEN``, never on the command line where ``ps`` would show it.
+``GPUSCALE_SETTER_TOKEN``, never on the command line where ``ps`` would show it; no other
+secret of gpuscale's (``DIGITALOCEAN_ACCESS_TOKEN``) travels along.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import os
 import sys
 from typing import NoReturn
 
+from gpuscale._redact import child_environment
 from gpuscale.app._config import TOKEN_ENV, AppConfig
 from gpuscale.app._handler import new_registry
 from gpuscale.errors import InputError
@@ -73,7 +75,7 @@ def exec_server(config: AppConfig) -> NoReturn:
     clashes with a runtime metric), so the one-line error comes from the CLI.
     """
     new_registry(config)
-    env = config_to_env(config, dict(os.environ))
+    env = config_to_env(config, child_environment(os.environ))
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, [sys.executable, "-m", "gpuscale.app"], env)

@@ -12,9 +12,24 @@ Each connection is a :class:`_Connection`; every complete request is answered at
 leave in request order even when a client pipelines. What the server adds around a
 reply, as Go's ``net/http`` does: ``Date``, ``Content-Length``, ``Connection: close``
 when the connection ends (and ``keep-alive`` for HTTP/1.0 clients that ask), no body
-for ``HEAD``, ``400 Bad Request`` for bytes that are not HTTP, ``431`` past 1 MiB of
-headers (Go's ``DefaultMaxHeaderBytes``), and ``400`` for an HTTP/1.1 request without
-``Host``.
+for ``HEAD``, ``400 Bad Request`` for bytes that are not HTTP, ``431`` past
+``max_header_bytes`` of request line and headers (default 1 MiB, Go's
+``DefaultMaxHeaderBytes``), and ``400`` for an HTTP/1.1 request without ``Host``.
+
+Hostile or broken clients cannot hold a connection, whatever the handler behind:
+
+- a request line without a version (HTTP/0.9's ``GET /metrics``), which llhttp would
+  wait on for headers, gets ``400`` and the connection closes, as Go answers it; an
+  ``HTTP/2.0`` request line gets ``505``;
+- a request whose line, headers and body have not all arrived ``header_timeout``
+  after it started (after the connection opened, for the first one) gets ``408`` and
+  the connection closes: slow-header clients (slowloris) are cut;
+- a kept-alive connection that sends nothing for ``idle_timeout`` after its last reply
+  is closed, and so is one that does not read its replies for that long.
+
+The timers cost no system call per request: one sweep every fraction of the shortest
+timeout reads the loop's clock once and closes every connection past its deadline;
+the connections compare against that clock (:attr:`AppServer.now`).
 
 Shutdown (:meth:`AppServer.drain`) follows Kubernetes' order: ``/readyz`` turns 503 and
 replies carry ``Connection: close``; after ``shutdown_delay`` the listener closes; idle
@@ -36,13 +51,17 @@ from typing import cast
 
 import httptools
 
-from gpuscale.app._config import AppConfig
+from gpuscale._redact import redact
+from gpuscale.app._config import DEFAULT_MAX_HEADER_BYTES, AppConfig
 from gpuscale.app._handler import Reply, Responder
 from gpuscale.errors import InputError, UnavailableError
 
 __all__ = ["MAX_HEADER_BYTES", "AppServer"]
 
-MAX_HEADER_BYTES = 1 << 20
+MAX_HEADER_BYTES = DEFAULT_MAX_HEADER_BYTES
+_VERSIONS = frozenset(("1.0", "1.1"))
+_LOGGED_TARGET = 200
+"""Characters of a request target a debug line shows; the rest is counted, not logged."""
 _BAD_HTTP = (
     b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
     b"Connection: close\r\n\r\n400 Bad Request"
@@ -56,6 +75,15 @@ _TOO_LARGE = (
     b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
     b"Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
     b"431 Request Header Fields Too Large"
+)
+_TIMEOUT = (
+    b"HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Connection: close\r\n\r\n408 Request Timeout"
+)
+_BAD_VERSION = (
+    b"HTTP/1.1 505 HTTP Version Not Supported\r\n"
+    b"Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+    b"505 HTTP Version Not Supported"
 )
 _STATUS_LINES = {
     status.value: f"HTTP/1.1 {status.value} {status.phrase}\r\n".encode("ascii")
@@ -96,9 +124,16 @@ class _Connection(asyncio.Protocol):
         self._accept_encoding: bytes | None = None
         self._has_host = False
         self._header_bytes = 0
+        self._header_sum = 0
+        self._too_large = False
         self._in_headers = False
+        self._url_piece: bytes | None = None
         self._started = 0.0
         self.busy = False
+        self.reading = False
+        """A request has started and is not complete yet (408 when its time runs out)."""
+        self.deadline = server.now + server.config.header_timeout
+        """When the sweep closes this connection, on the loop's clock."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
@@ -110,37 +145,66 @@ class _Connection(asyncio.Protocol):
     def pause_writing(self) -> None:
         if self._transport is not None:
             self._transport.pause_reading()
+        self.deadline = self._server.now + self._server.config.idle_timeout
 
     def resume_writing(self) -> None:
         if self._transport is not None:
             self._transport.resume_reading()
+        self.deadline = self._server.now + self._server.config.idle_timeout
 
     def data_received(self, data: bytes) -> None:
-        if self._in_headers:
-            self._header_bytes += len(data)
-            if self._header_bytes > MAX_HEADER_BYTES:
-                self._abandon(_TOO_LARGE)
-                return
+        self._url_piece = None
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             self.close()
+            return
         except httptools.HttpParserError:
             self._abandon(_BAD_HTTP)
+            return
+        if self._in_headers:
+            self._header_bytes += len(data)
+            if self._header_bytes > self._server.config.max_header_bytes:
+                self._abandon(_TOO_LARGE)
+            elif self._url and self._line_ended_without_version(data):
+                self._abandon(_BAD_HTTP)
+
+    def _line_ended_without_version(self, data: bytes) -> bool:
+        """Whether the request line has ended with no ``HTTP/x.y`` (HTTP/0.9's form).
+
+        llhttp reads ``GET /metrics`` + newline as HTTP/0.9 and waits for a blank line;
+        Go answers 400 at once. The version stays 0.0 until llhttp has read one, so a
+        newline after the target (in this chunk, after its last piece) means there was
+        none. Only a request split inside its first line gets here."""
+        if self._parser.get_http_version() != "0.0":
+            return False
+        piece = self._url_piece
+        if piece is None:  # the target ended in an earlier chunk
+            return b"\n" in data
+        at = data.rfind(piece)
+        return at >= 0 and b"\n" in data[at + len(piece) :]
 
     def on_message_begin(self) -> None:
         self.busy = True
+        self.reading = True
         self._in_headers = True
+        self._header_bytes = self._header_sum = 0
+        self._too_large = False
         self._url = b""
         self._authorization = self._accept = self._accept_encoding = None
         self._has_host = False
-        if self._server.debug:
+        server = self._server
+        self.deadline = server.now + server.config.header_timeout
+        if server.debug:
             self._started = time.perf_counter()
 
     def on_url(self, url: bytes) -> None:
-        self._url += url
+        if url:
+            self._url += url
+            self._url_piece = url
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_sum += len(name) + len(value) + 4
         lowered = name.lower()
         if lowered == b"host":
             self._has_host = True
@@ -152,15 +216,25 @@ class _Connection(asyncio.Protocol):
             self._accept_encoding = value
 
     def on_headers_complete(self) -> None:
+        """Headers that arrived whole in one chunk are measured here (by their parts);
+        :meth:`data_received` measures those still arriving."""
         self._in_headers = False
-        self._header_bytes = 0
+        if self._header_sum + len(self._url) > self._server.config.max_header_bytes:
+            self._too_large = True
 
     def on_message_complete(self) -> None:
+        self.reading = False
         transport = self._transport
         if transport is None or transport.is_closing():
             return
+        if self._too_large:
+            self._abandon(_TOO_LARGE)
+            return
         parser = self._parser
         version = parser.get_http_version()
+        if version not in _VERSIONS:
+            self._abandon(_BAD_HTTP if version == "0.9" else _BAD_VERSION)
+            return
         if version == "1.1" and not self._has_host:
             self._abandon(_NO_HOST)
             return
@@ -175,6 +249,7 @@ class _Connection(asyncio.Protocol):
         method = parser.get_method()
         transport.write(self._encode(reply, version, keep_alive, head_only=method == b"HEAD"))
         self.busy = False
+        self.deadline = server.now + server.config.idle_timeout
         if server.debug:
             server.log_request(self, method, self._url, version, reply)
         if not keep_alive or server.draining:
@@ -221,6 +296,17 @@ class _Connection(asyncio.Protocol):
         if not self.busy:
             self.close()
 
+    def expire(self) -> None:
+        """The deadline has passed: 408 for a request that did not arrive in time,
+        a plain close for an idle connection or one that does not read its replies."""
+        transport = self._transport
+        if self.reading:
+            self._abandon(_TIMEOUT)
+        elif transport is not None and transport.get_write_buffer_size() > 0:
+            self.abort()  # close() would wait for a client that does not read
+        else:
+            self.close()
+
     def close(self) -> None:
         if self._transport is not None:
             self._transport.close()
@@ -243,8 +329,12 @@ class AppServer:
         self.draining = False
         self.debug = _log.isEnabledFor(logging.DEBUG)
         self.clock = _Clock()
+        self.now = 0.0
+        """The loop's clock at the last sweep (see the module docstring)."""
         self._server: asyncio.Server | None = None
         self._all_closed: asyncio.Event | None = None
+        self._sweeper: asyncio.TimerHandle | None = None
+        self._sweep_every = 1.0
 
     async def start(self) -> list[tuple[str, int]]:
         """Listen on the configured address; return the (host, port) pairs bound.
@@ -252,6 +342,7 @@ class AppServer:
         Bad addresses raise ``InputError``; a busy or forbidden port ``UnavailableError``.
         """
         loop = asyncio.get_running_loop()
+        self.now = loop.time()
         host, port = self.config.host, self.config.port
         try:
             if host == "::":
@@ -278,7 +369,24 @@ class AppServer:
         for sock in self._server.sockets:
             address = sock.getsockname()
             bound.append((str(address[0]), int(address[1])))
+        self._sweep_every = min(
+            1.0, max(0.02, min(self.config.header_timeout, self.config.idle_timeout) / 4)
+        )
+        self._sweeper = loop.call_later(self._sweep_every, self._sweep)
         return bound
+
+    def _sweep(self) -> None:
+        """Close every connection past its deadline, then come back (see the module doc)."""
+        loop = asyncio.get_running_loop()
+        now = self.now = loop.time()
+        for connection in [c for c in self.connections if c.deadline <= now]:
+            connection.expire()
+        self._sweeper = loop.call_later(self._sweep_every, self._sweep)
+
+    def stop_sweeping(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
 
     def forget(self, connection: _Connection) -> None:
         self.connections.discard(connection)
@@ -288,12 +396,19 @@ class AppServer:
     def log_request(
         self, connection: _Connection, method: bytes, url: bytes, version: str, reply: Reply
     ) -> None:
-        """The debug line for one request; never includes headers (the token lives there)."""
+        """The debug line for one request; never includes headers (the token lives there).
+
+        The target is shown with secrets masked (``?token=...``, any query value named
+        like a secret, a registered token; :func:`gpuscale._redact.redact`) and cut to
+        200 characters, the rest counted: a client cannot fill the log."""
+        target = url.decode("ascii", "backslashreplace")
+        if len(target) > _LOGGED_TARGET:
+            target = f"{target[:_LOGGED_TARGET]}...(+{len(target) - _LOGGED_TARGET} chars)"
         _log.debug(
             '%s "%s %s HTTP/%s" %d %d %.3fms',
             connection.peer(),
-            method.decode("ascii", "backslashreplace"),
-            url.decode("ascii", "backslashreplace"),
+            method.decode("ascii", "backslashreplace")[:20],
+            redact(target),
             version,
             reply.status,
             len(reply.body),
@@ -328,6 +443,7 @@ class AppServer:
         if self.connections:
             await _wait(self._all_closed, max(0.0, deadline - loop.time()), force)
         cut = len(self.connections)
+        self.stop_sweeping()
         for connection in list(self.connections):
             connection.abort()
         if cut:

@@ -119,12 +119,18 @@ def setter_token(ctx: typer.Context, value: str | None) -> tuple[str | None, str
     An empty ``$GPUSCALE_SETTER_TOKEN`` is returned as an empty token, not as none
     (Click reads an empty variable as unset), so that a Secret that failed to mount is
     an error, not a setter open to everyone. Once the token is checked, pass ``where``
-    to :func:`warn_token_flag`."""
+    to :func:`warn_token_flag`. The token is registered as a secret
+    (:mod:`gpuscale._redact`)."""
+    from gpuscale._redact import register  # noqa: PLC0415 - keep start-up light
+
     source = ctx.get_parameter_source("setter_token")
     if value is not None and (source is None or source.name != "ENVIRONMENT"):
+        register(value)
         return value, "--setter-token"
     if value is None and SETTER_TOKEN_ENV in os.environ:
+        register(os.environ[SETTER_TOKEN_ENV])
         return os.environ[SETTER_TOKEN_ENV], SETTER_TOKEN_ENV
+    register(value)
     return value, SETTER_TOKEN_ENV
 
 

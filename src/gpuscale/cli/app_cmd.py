@@ -101,6 +101,26 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
         "--runtime-metrics",
         help="Also export process_* and python_* metrics (slower scrapes).",
     ),
+    header_timeout: str = typer.Option(
+        "10s",
+        "--header-timeout",
+        metavar="DURATION",
+        help="A request's line, headers and body must arrive within this from its first "
+        "byte (from the connection's opening for the first one); else 408 and close.",
+    ),
+    idle_timeout: str = typer.Option(
+        "60s",
+        "--idle-timeout",
+        metavar="DURATION",
+        help="Close a kept-alive connection that sends no request (or reads no reply) "
+        "for this long.",
+    ),
+    max_header_bytes: str = typer.Option(
+        "1048576",
+        "--max-header-bytes",
+        metavar="BYTES",
+        help="Largest request line plus headers; more gets 431 and the connection closes.",
+    ),
     setter_token: Annotated[
         str | None,
         setter_token_option(
@@ -123,6 +143,9 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
         runtime_metrics=runtime_metrics,
         setter_token=token,
         token_from_env=where == SETTER_TOKEN_ENV,
+        header_timeout=header_timeout,
+        idle_timeout=idle_timeout,
+        max_header_bytes=max_header_bytes,
     )
     warn_token_flag(where)
     exec_server(config)

@@ -60,6 +60,9 @@ class CloudRuntime:
     home: Path | None = None
     """None means ``Path.home()``."""
     poll_interval: float = 10.0
+    endpoint: str | None = None
+    """The API's base URL; None for ``https://api.digitalocean.com`` (tests point it at
+    a server on loopback)."""
 
     def env(self) -> Mapping[str, str]:
         return os.environ if self.environ is None else self.environ
@@ -113,7 +116,10 @@ def _connect(token_file: Path | None) -> DigitalOcean:
     )
 
     token = read_token(token_file, runtime.env())
-    return DigitalOcean(make_client(token, transport=runtime.transport), clock=runtime.clock)
+    from gpuscale.cloud.api import ENDPOINT  # noqa: PLC0415 - see module doc
+
+    client = make_client(token, transport=runtime.transport, endpoint=runtime.endpoint or ENDPOINT)
+    return DigitalOcean(client, clock=runtime.clock)
 
 
 def _print_plan(calls: Sequence[ApiCall]) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuscale._redact import redact, redact_json
 from gpuscale.cli._options import (
     ContextOption,
     KubeconfigOption,
@@ -107,6 +108,10 @@ def load_command(
     mode = _mode(ctx, value=value, rate=rate, trace=trace)
     check_output(output)
     token, token_from = read_setter_token(ctx, setter_token)
+    if token is not None:
+        from gpuscale.app._config import check_setter_token  # noqa: PLC0415 - one validator
+
+        check_setter_token(token, where=token_from)
     if value is not None:
         _number(value)
         arrivals: list[Arrival] = []
@@ -275,6 +280,7 @@ def _set(
         answer = set_gauge(
             client, forward.url, value, token=token, where=f"pod/{ns}/{chosen}:{target_port}"
         )
+    answer = redact(answer)  # the pod's own words; a hostile one may echo the token
     if output == "json":
         typer.echo(json.dumps({"deployment": f"{ns}/{name}", "pod": chosen, "port": target_port,
                                "value": value, "answer": answer}))  # fmt: skip
@@ -373,12 +379,12 @@ def _send(
     if output == "json":
         doc: dict[str, Any] = {"service": f"{ns}/{service}", **report.as_dict()}
         doc["port_forward_errors"] = errors[:20]
-        typer.echo(json.dumps(doc, indent=2))
+        typer.echo(json.dumps(redact_json(doc), indent=2))
     else:
         for line in report.lines():
-            typer.echo(line)
+            typer.echo(redact(line))
         for error in errors[:5]:
-            typer.echo(f"port-forward: {error}", err=True)
+            typer.echo(f"port-forward: {redact(error)}", err=True)
     if report.sent and not report.ok:
         raise typer.Exit(1)
 

@@ -6,7 +6,8 @@ Exit codes (the same for every command):
 - 1: the command ran and found a problem (lint findings, a failing verify check), or an
   outside service failed (``RetryableError``, ``UnavailableError``)
 - 2: usage or input error: a bad flag, file, key or value (``InputError``)
-- 130: interrupted (Ctrl-C)
+- 130: interrupted (Ctrl-C); except ``gpuscale app``, which drains on SIGTERM/SIGINT and
+  exits 0 (a clean stop, as a process manager expects)
 
 Errors gpuscale raises on purpose are printed as one line on stderr, never a traceback;
 so are Click's usage errors (an unknown option or command, a missing argument, a value
@@ -264,7 +265,9 @@ def _register_unlisted() -> None:
 
 
 def fail(error: GpuscaleError) -> int:
-    """Print ``error`` as one line on stderr and return its exit code."""
+    """Print ``error`` as one line on stderr and return its exit code; the line has
+    every secret masked (:meth:`GpuscaleError.one_line` passes it through
+    :func:`gpuscale._redact.redact`)."""
     sys.stderr.write(f"gpuscale: error: {error.one_line()}\n")
     return error.exit_code
 

@@ -35,6 +35,7 @@ import pydo
 from azure.core.exceptions import HttpResponseError, ServiceRequestError
 
 from gpuscale._http_errors import answer_message, error_for_status, retry_after
+from gpuscale._redact import register
 from gpuscale.cloud.api import ENDPOINT, ApiCall
 from gpuscale.errors import GpuscaleError, InputError, RetryableError
 
@@ -68,7 +69,8 @@ def read_token(token_file: Path | None, environ: Mapping[str, str] | None = None
     """The API token from ``token_file`` (first line) or ``$DIGITALOCEAN_ACCESS_TOKEN``.
 
     Raises :class:`InputError` when neither gives a token; the message never contains
-    the file's content.
+    the file's content. The token is registered with :mod:`gpuscale._redact`, so an
+    answer that echoes it is masked wherever it is shown.
     """
     env = os.environ if environ is None else environ
     if token_file is not None:
@@ -86,6 +88,7 @@ def read_token(token_file: Path | None, environ: Mapping[str, str] | None = None
             raise InputError(
                 "the token file is empty", where=str(token_file), fix="write the token into it"
             )
+        register(token)
         return token
     token = env.get(TOKEN_ENV, "").strip()
     if not token:
@@ -94,6 +97,7 @@ def read_token(token_file: Path | None, environ: Mapping[str, str] | None = None
             where=TOKEN_ENV,
             fix=_TOKEN_FIX,
         )
+    register(token)
     return token
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from gpuscale._files import stage
+from gpuscale._redact import register_kubeconfig_user
 from gpuscale.errors import InputError
 from gpuscale.live.kubeconfig import load_kubeconfig_file
 
@@ -46,7 +47,8 @@ def build_kubeconfig(name: str, region: str, credentials: Mapping[str, Any]) -> 
     """A one-cluster kubeconfig from a ``…/credentials`` answer.
 
     Token credentials become ``user.token``; certificate credentials become
-    ``client-certificate-data`` and ``client-key-data``.
+    ``client-certificate-data`` and ``client-key-data``. Either is registered as a
+    secret (:mod:`gpuscale._redact`): it goes into the file, never on the screen.
     """
     context = context_name(name, region)
     user_name = f"{context}-admin"
@@ -72,6 +74,7 @@ def build_kubeconfig(name: str, region: str, credentials: Mapping[str, Any]) -> 
             where="GET …/credentials",
             fix="retry; DOKS clusters normally return a token",
         )
+    register_kubeconfig_user(user)
     return {
         "apiVersion": "v1",
         "kind": "Config",

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from gpuscale._http_errors import answer_doc, answer_message
+from gpuscale._redact import redact
 from gpuscale.errors import GpuscaleError, InputError, ManifestError, UnavailableError
 from gpuscale.live.kube import status_error
 from gpuscale.manifests import Manifest
@@ -270,7 +271,11 @@ class ApplyResult:
     dry_run: str | None = None
     """``server`` or ``client`` for a dry run, else None."""
     detail: str = ""
-    """The error (``failed``) or the reason (``skipped``)."""
+    """The error (``failed``) or the reason (``skipped``); the API server's words in it
+    are masked (:func:`gpuscale._redact.redact`)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "detail", redact(self.detail))
 
     def line(self) -> str:
         """One line as kubectl prints it: ``service/app created (server dry run)``; the

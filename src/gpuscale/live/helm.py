@@ -42,6 +42,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
+from gpuscale._redact import child_environment, redact
 from gpuscale.errors import InputError, UnavailableError
 from gpuscale.kube import format_duration
 from gpuscale.profile import Profile
@@ -259,7 +260,10 @@ Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 class HelmRunner:
     """Runs :class:`HelmCommand` values with the real ``helm``.
 
-    ``on_output`` receives helm's output line by line (the CLI sends it to stderr).
+    ``on_output`` receives helm's output line by line, secrets masked (the CLI sends
+    it to stderr). helm runs without gpuscale's secrets in its environment
+    (:func:`gpuscale._redact.child_environment`): it needs the kubeconfig, not the
+    DigitalOcean or setter token.
     """
 
     def __init__(
@@ -290,7 +294,7 @@ class HelmRunner:
                         capture_output=True,
                         text=True,
                         check=False,
-                        env=self._environ,
+                        env=child_environment(self._environ),
                     )
                 except OSError as exc:
                     raise UnavailableError(
@@ -298,7 +302,7 @@ class HelmRunner:
                     ) from None
                 for line in (done.stdout + done.stderr).splitlines():
                     if line.strip():
-                        self._on_output(f"  {line}")
+                        self._on_output(f"  {redact(line)}")
                 if done.returncode != 0:
                     last = next(
                         (

@@ -36,6 +36,7 @@ from urllib.parse import urlencode
 import urllib3
 
 from gpuscale._http_errors import answer_message, error_for_status, is_retryable
+from gpuscale._redact import register
 from gpuscale.errors import GpuscaleError, InputError, RetryableError, UnavailableError
 from gpuscale.live.kubeconfig import KUBECONFIG_FIX, NoKubeconfigError, choose_kubeconfig
 
@@ -119,7 +120,16 @@ def connect(
             where=choice.path,
             fix=KUBECONFIG_FIX,
         ) from None
+    _register_credentials(api.configuration)
     return api, KubeTarget(api.configuration.host, choice.context, choice.namespace)
+
+
+def _register_credentials(configuration: Any) -> None:
+    """Register what the client holds after loading the kubeconfig, the token an exec
+    plugin (``doctl``) or auth provider returned included: those never were in a file."""
+    for value in (getattr(configuration, "api_key", None) or {}).values():
+        register(str(value))
+    register(getattr(configuration, "password", None))
 
 
 def context_namespace(
@@ -160,6 +170,7 @@ def _in_cluster() -> tuple[Any, KubeTarget]:
             where="service account",
             fix=KUBECONFIG_FIX,
         ) from None
+    _register_credentials(configuration)
     namespace = _service_account_namespace()
     return k8s.ApiClient(configuration), KubeTarget(configuration.host, None, namespace)
 
@@ -263,11 +274,13 @@ class Kube:
         self.target = target or KubeTarget(self.configuration.host, None, "default")
 
     def headers(self) -> dict[str, str]:
-        """``Accept`` and the authentication headers the client would send."""
+        """``Accept`` and the authentication headers the client would send; their values
+        are registered as secrets (a refreshed exec-plugin token is new each time)."""
         headers = {"Accept": "application/json"}
         for setting in (self.configuration.auth_settings() or {}).values():
             if setting.get("in") == "header" and setting.get("value"):
                 headers[str(setting["key"])] = str(setting["value"])
+                register(str(setting["value"]))
         return headers
 
     def url(self, path: str, query: Mapping[str, str] | None = None) -> str:

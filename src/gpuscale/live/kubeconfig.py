@@ -26,6 +26,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from gpuscale._redact import register_kubeconfig
 from gpuscale.errors import InputError
 
 __all__ = [
@@ -105,8 +106,10 @@ def kubeconfig_files(
 def load_kubeconfig_file(path: Path, *, fix: str = KUBECONFIG_FIX) -> dict[str, Any] | None:
     """The kubeconfig at ``path`` as a dict; None when the file does not exist or is empty.
 
-    A file that cannot be read, is not UTF-8 text, is not YAML or is not a mapping
-    raises :class:`InputError` naming the file (and the line) with ``fix``."""
+    Its users' credentials are registered with :mod:`gpuscale._redact` as it is read,
+    so no message, log line or file of gpuscale can show them. A file that cannot be
+    read, is not UTF-8 text, is not YAML or is not a mapping raises
+    :class:`InputError` naming the file (and the line) with ``fix``."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -135,6 +138,7 @@ def load_kubeconfig_file(path: Path, *, fix: str = KUBECONFIG_FIX) -> dict[str, 
             where=str(path),
             fix=fix,
         )
+    register_kubeconfig(doc)
     return doc
 
 

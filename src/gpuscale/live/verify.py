@@ -46,6 +46,7 @@ from pydantic import ValidationError
 from rich.table import Table
 from rich.text import Text
 
+from gpuscale._redact import redact
 from gpuscale.controllers import scheduler
 from gpuscale.controllers.keda import (
     PrometheusQueryError,
@@ -126,7 +127,13 @@ class Check:
     """What it is about: ``scaledobject/gpu-demo/app``; empty for the cluster's own parts."""
     status: Status
     evidence: str
+    """What was read; the servers' words in it are masked (:func:`gpuscale._redact.redact`)
+    as the check is made, so the table and ``-o json`` show the same safe text."""
     fix: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "evidence", redact(self.evidence))
+        object.__setattr__(self, "fix", redact(self.fix))
 
     def as_dict(self) -> dict[str, str]:
         return {

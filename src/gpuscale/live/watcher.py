@@ -22,6 +22,7 @@ from typing import IO, Any
 
 import httpx
 
+from gpuscale._redact import redact
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.live.kube import Kube
 from gpuscale.live.load import ForwardPool, deployment_selector
@@ -181,15 +182,18 @@ class Watcher:
 
 
 class TimelineWriter:
-    """Writes the header once, then one line per record, flushed as it goes."""
+    """Writes the header once, then one line per record, flushed as it goes.
+
+    A live record carries the cluster's words (event messages, conditions): each line is
+    masked (:func:`gpuscale._redact.redact`) before it reaches the file."""
 
     def __init__(self, stream: IO[str], header: Header) -> None:
         self.stream = stream
-        stream.write(encode_header(header) + "\n")
+        stream.write(redact(encode_header(header)) + "\n")
         stream.flush()
 
     def write(self, record: Record) -> None:
-        self.stream.write(encode_record(record) + "\n")
+        self.stream.write(redact(encode_record(record)) + "\n")
         self.stream.flush()
 
 

@@ -61,10 +61,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Literal, NamedTuple
 
 from gpuscale.errors import GpuscaleError
+from gpuscale.kube import parse_quantity
 from gpuscale.manifests._model import KeyPath, Manifest, parse_path
 from gpuscale.manifests._views import is_templated
 from gpuscale.manifests.names import name_problem
-from gpuscale.kube import parse_quantity
 
 __all__ = ["Refusal", "refusals"]
 

@@ -22,6 +22,7 @@ from types import TracebackType
 
 import httpx
 
+from gpuscale._redact import child_environment
 from gpuscale.errors import InputError, UnavailableError
 from gpuscale.prometheus.client import PrometheusClient
 
@@ -60,6 +61,7 @@ def prometheus_version(binary: str | None = None) -> str:
         text=True,
         check=False,
         timeout=30,
+        env=child_environment(),
     )
     text = out.stdout + out.stderr
     for word in text.split():
@@ -85,6 +87,7 @@ def create_blocks_from_openmetrics(
         text=True,
         check=False,
         timeout=600,
+        env=child_environment(),
     )
     if out.returncode != 0:
         lines = [line for line in (out.stderr + out.stdout).splitlines() if line.strip()]
@@ -183,6 +186,7 @@ class PrometheusServer:
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
                     cwd=self._workdir,
+                    env=child_environment(),
                 )
             self._proc = proc
             self.port = port
