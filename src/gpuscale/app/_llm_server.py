@@ -11,7 +11,10 @@ that disconnects mid-stream has its request aborted in the engine (blocks freed)
 
 Routes, as vLLM's OpenAI server has them: ``POST /v1/completions``, ``POST
 /v1/chat/completions``, ``GET /v1/models``, ``GET /health`` (200, empty body),
-``GET /metrics``; other paths 404, other methods 405, both in the OpenAI error shape.
+``GET /metrics`` (always the text format 0.0.4: prometheus_client's OpenMetrics encoder
+escapes the colons of ``vllm:*`` names to underscores unless the scraper asks for UTF-8
+names, and a query written for vLLM must find ``vllm:num_requests_waiting``); other
+paths 404, other methods 405, both in the OpenAI error shape.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from typing import cast
 
 import httptools
 from prometheus_client import CollectorRegistry
-from prometheus_client.exposition import choose_encoder
+from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 from gpuscale.app._llm import (
     EngineLoop,
@@ -183,10 +186,12 @@ class _Connection(asyncio.Protocol):
         elif path == b"/v1/models":
             self._write_whole(200, _JSON, responder.models(), keep_alive)
         elif path == b"/metrics":
-            encoder, content_type = choose_encoder(accept.decode("latin-1") if accept else "")
-            body_out = encoder(self._server.registry)
+            body_out = generate_latest(self._server.registry)
             self._write_whole(
-                200, f"Content-Type: {content_type}\r\n".encode("latin-1"), body_out, keep_alive
+                200,
+                f"Content-Type: {CONTENT_TYPE_LATEST}\r\n".encode("latin-1"),
+                body_out,
+                keep_alive,
             )
         else:
             raise OpenAIError(404, "Not Found", "NotFoundError")

@@ -19,7 +19,9 @@ class Running:
     url: str
 
 
-def start_emulator(config: LlmConfig) -> tuple[Running, asyncio.AbstractEventLoop, threading.Thread]:
+def start_emulator(
+    config: LlmConfig,
+) -> tuple[Running, asyncio.AbstractEventLoop, threading.Thread]:
     loop = asyncio.new_event_loop()
     server = LlmServer(config)
     ready = threading.Event()
