@@ -44,10 +44,13 @@ from gpuscale.serving.presets import preset, presets
 
 __all__ = [
     "DEFAULT_LLM_PORT",
+    "GAUGE_FLAGS",
+    "LLM_FLAGS",
     "EngineLoop",
     "LlmConfig",
     "LlmResponder",
     "OpenAIError",
+    "llm_config_from_flags",
     "new_llm_registry",
 ]
 
@@ -100,6 +103,12 @@ class LlmConfig:
             if value is not None and value < (2 if name == "num_gpu_blocks" else 1):
                 flag = "--" + name.replace("_", "-")
                 raise InputError(f"{value} is too small", where=flag, fix=f"pass {flag} >= 2")
+        if self.log_level not in ("debug", "info", "warning", "error"):
+            raise InputError(
+                f"unknown log level {self.log_level!r}",
+                where="--log-level",
+                fix="use one of debug, info, warning, error",
+            )
         if self.max_model_len < 2:
             raise InputError(
                 "too small", where="--max-model-len", fix="pass --max-model-len >= 2, e.g. 8192"
@@ -488,3 +497,66 @@ def _chat_tokens(messages: object) -> int:
             raise OpenAIError(400, f"messages[{index}].content must be a string")
         total += 4 + (_text_tokens(content) if content else 0)
     return total
+
+
+LLM_FLAGS = (
+    "gpu",
+    "model",
+    "served_model_name",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "num_gpu_blocks",
+    "block_size",
+    "max_model_len",
+)
+"""Flags only ``--serve llm`` takes (parameter names)."""
+GAUGE_FLAGS = (
+    "metric_name",
+    "metric_help",
+    "shutdown_delay",
+    "allow_non_finite",
+    "runtime_metrics",
+    "setter_token",
+)
+"""Flags only the gauge server takes; ``--serve llm`` refuses them."""
+
+
+def llm_config_from_flags(
+    *,
+    host: str,
+    port: str | None,
+    log_level: str,
+    grace_period: float,
+    flags: dict[str, str | None],
+) -> LlmConfig:
+    """An :class:`LlmConfig` from the command line's strings; ``InputError`` names the flag."""
+    numbers: dict[str, int | None] = {}
+    for name in ("max_num_seqs", "max_num_batched_tokens", "num_gpu_blocks", "block_size"):
+        numbers[name] = _whole(flags.get(name), "--" + name.replace("_", "-"))
+    max_model_len = _whole(flags.get("max_model_len"), "--max-model-len")
+    return LlmConfig(
+        host=host,
+        port=DEFAULT_LLM_PORT if port is None else _port(port),
+        gpu=(flags.get("gpu") or "l40s").strip().lower(),
+        model=(flags.get("model") or "llama-3.1-8b").strip().lower(),
+        served_model_name=flags.get("served_model_name"),
+        max_model_len=8192 if max_model_len is None else max_model_len,
+        log_level=log_level.strip().lower(),
+        grace_period=grace_period,
+        **numbers,
+    )
+
+
+def _whole(text: str | None, flag: str) -> int | None:
+    if text is None:
+        return None
+    stripped = text.strip()
+    if not stripped.isascii() or not stripped.isdigit():
+        raise InputError(f"{text!r} is not a whole number", where=flag, fix=f"e.g. {flag} 256")
+    return int(stripped)
+
+
+def _port(text: str) -> int:
+    value = _whole(text, "--port")
+    assert value is not None
+    return value
