@@ -2,7 +2,8 @@
 a gauge, ``/metrics`` exports it) made production-ready.
 
 It sits beside the CLI in the layers (``cli ─► app``) and imports nothing else of
-gpuscale but errors, units and (for ``--serve llm`` only) the pure serving models, so the container that runs it stays small. The pieces:
+gpuscale but errors, units and (for ``--serve llm`` only) the pure serving models, so
+the container that runs it stays small. The pieces:
 
 - :mod:`._gocompat`: Go's ``strconv.ParseFloat`` and ``url.Values.Get``, ported, so
   ``/?value=`` accepts and refuses exactly what the Go program does;

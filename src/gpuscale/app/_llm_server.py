@@ -263,6 +263,11 @@ class _Connection(asyncio.Protocol):
         if self._transport is not None:
             self._transport.close()
 
+    def close_if_idle(self) -> None:
+        """Close a keep-alive connection with no request in flight (shutdown)."""
+        if (self._task is None or self._task.done()) and not self._queue:
+            self.close()
+
 
 class LlmServer:
     """Listens for the emulator; owns the engine loop and the registry."""
@@ -314,6 +319,8 @@ class LlmServer:
         self.responder.ready = False
         if self._server is not None:
             self._server.close()
+        for connection in list(self.connections):
+            connection.close_if_idle()
         deadline = asyncio.get_running_loop().time() + grace
         while self.connections and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)

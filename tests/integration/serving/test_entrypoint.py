@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 
 import pytest
 
@@ -43,5 +44,33 @@ def test_serve_llm_answers_and_stops_on_sigterm() -> None:
         conn.close()
         proc.signal(signal.SIGTERM)
         assert proc.wait_exit() == 0
+    finally:
+        proc.stop()
+
+
+def test_sigterm_closes_idle_keep_alive_connections_at_once() -> None:
+    proc = AppProcess(
+        [
+            *gpuscale_command(),
+            "app",
+            "--serve",
+            "llm",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--grace-period",
+            "20s",
+        ]
+    ).wait_listening()
+    try:
+        conn = proc.connection()
+        conn.request("GET", "/health")
+        conn.getresponse().read()
+        started = time.monotonic()
+        proc.signal(signal.SIGTERM)
+        assert proc.wait_exit() == 0
+        assert time.monotonic() - started < 5
+        conn.close()
     finally:
         proc.stop()
