@@ -272,6 +272,8 @@ class Engine:
         self.latest_arrival = float("-inf")
         """Arrival of the newest request added; :meth:`run_until` starts no earlier."""
         self._by_id: dict[str, _Request] = {}
+        self._deadlines = 0
+        """Requests in the engine that carry a deadline (none: no expiry scan)."""
 
     # -- state the metrics read -------------------------------------------------------
 
@@ -314,6 +316,8 @@ class Engine:
             )
         request = _Request(spec)
         self.latest_arrival = max(self.latest_arrival, spec.arrival)
+        if spec.deadline is not None:
+            self._deadlines += 1
         self._by_id[spec.id] = request
         self.waiting.append(request)
 
@@ -348,7 +352,8 @@ class Engine:
         index = 0
         while index < len(running) and budget > 0:
             request = running[index]
-            new = min(request.tokens - request.computed, budget)
+            new = request.spec.prompt_tokens + request.output - request.computed
+            new = min(new, budget)
             need = -(-(request.computed + new) // block_size) - request.blocks
             schedulable = True
             while need > self.free_blocks:
@@ -385,11 +390,16 @@ class Engine:
                     admitted.append(request.spec.id)
         prefill = decode = context = 0
         for request, new in scheduled:
-            if request.computed + new == request.tokens and request.output > 0 and new == 1:
+            reached = request.computed + new
+            if (
+                new == 1
+                and request.output > 0
+                and reached == request.spec.prompt_tokens + request.output
+            ):
                 decode += 1
             else:
                 prefill += new
-            context += request.computed + new
+            context += reached
         end = now + self.cost.seconds(prefill, decode, context)
         self.free_at = end
         self.counts.steps += 1
@@ -426,7 +436,7 @@ class Engine:
         finished = list(aborted)
         for request, new in scheduled:
             request.computed += new
-            if request.computed < request.tokens:
+            if request.computed < request.spec.prompt_tokens + request.output:
                 continue
             request.output += 1
             tokens.append((request.spec.id, request.output))
@@ -476,6 +486,8 @@ class Engine:
         request.blocks = 0
         del self._by_id[request.spec.id]
         spec = request.spec
+        if spec.deadline is not None:
+            self._deadlines -= 1
         result = RequestResult(
             id=spec.id,
             arrival=spec.arrival,
@@ -492,6 +504,8 @@ class Engine:
 
     def _expire(self, now: float) -> list[RequestResult]:
         """Abort every request whose deadline has passed (checked as a step starts)."""
+        if not self._deadlines:
+            return []
         expired = [
             request
             for request in (*self.running, *self.waiting)
@@ -562,10 +576,11 @@ class Engine:
         if max_steps < 2:
             return None
         stop = until
-        for request in (*running, *self.waiting):
-            deadline = request.spec.deadline
-            if deadline is not None and deadline < stop:
-                stop = deadline
+        if self._deadlines:
+            for request in (*running, *self.waiting):
+                deadline = request.spec.deadline
+                if deadline is not None and deadline < stop:
+                    stop = deadline
         cost = self.cost
         free = self.free_blocks
         ends: list[float] = []
