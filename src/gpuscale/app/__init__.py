@@ -2,7 +2,8 @@
 a gauge, ``/metrics`` exports it) made production-ready.
 
 It sits beside the CLI in the layers (``cli ─► app``) and imports nothing else of
-gpuscale but errors and units, so the container that runs it stays small. The pieces:
+gpuscale but errors, units and (for ``--serve llm`` only) the pure serving models, so
+the container that runs it stays small. The pieces:
 
 - :mod:`._gocompat`: Go's ``strconv.ParseFloat`` and ``url.Values.Get``, ported, so
   ``/?value=`` accepts and refuses exactly what the Go program does;
@@ -11,7 +12,9 @@ gpuscale but errors and units, so the container that runs it stays small. The pi
 - :mod:`._server`: :class:`AppServer`, asyncio + httptools, shutdown in Kubernetes' order;
 - :mod:`._main`: :func:`run` and :func:`serve`, the blocking and the embeddable server;
 - :mod:`._launch`: :func:`exec_server`, how ``gpuscale app`` leaves the heavy CLI process
-  behind and becomes ``python -m gpuscale.app`` (``__main__``) with the same PID.
+  behind and becomes ``python -m gpuscale.app`` (``__main__``) with the same PID;
+- :mod:`._llm` and :mod:`._llm_server`: ``--serve llm``, the serving model
+  (:mod:`gpuscale.serving`) in real time behind vLLM's OpenAI API and metrics.
 
 The command and its flags are documented in ``docs/commands/app.md``.
 """

@@ -17,6 +17,7 @@ import typer
 from gpuscale.cli._options import SETTER_TOKEN_ENV, setter_token_option, warn_token_flag
 from gpuscale.cli._options import setter_token as setter_token_from
 from gpuscale.cli.main import app
+from gpuscale.errors import InputError
 
 __all__ = ["app_command"]
 
@@ -42,6 +43,8 @@ _HELP = (
     "  gpuscale app --port 9000 --metric-name queue_depth \\\n"
     "               --metric-help 'Jobs waiting'"
     "\n\n"
+    "  gpuscale app --serve llm --gpu h100 --model llama-3.1-8b   # vLLM stand-in on :8000"
+    "\n\n"
     "Exit codes: 0 after a clean shutdown, 1 when the port is busy, 2 for a bad flag or "
     "setting. Documentation: docs/commands/app.md."
 )
@@ -56,8 +59,11 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
         metavar="ADDRESS",
         help="Address to listen on; '::' listens on IPv6 (and IPv4) too, like Go's ':8080'.",
     ),
-    port: str = typer.Option(
-        "8080", "--port", metavar="PORT", help="TCP port; 0 picks a free one (logged)."
+    port: str | None = typer.Option(
+        None,
+        "--port",
+        metavar="PORT",
+        help="TCP port (8080; 8000 with --serve llm); 0 picks a free one (logged).",
     ),
     metric_name: str = typer.Option(
         "my_custom_gauge",
@@ -127,13 +133,56 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
             "Require 'Authorization: Bearer TOKEN' to set the gauge (401 otherwise)."
         ),
     ] = None,
+    serve: str = typer.Option(
+        "gauge",
+        "--serve",
+        metavar="gauge|llm",
+        help="gauge: the tutorial's workload; llm: an emulated vLLM server (OpenAI API, "
+        "vLLM's metrics, timing from the serving model; docs/serving.md).",
+    ),
+    gpu: str | None = typer.Option(
+        None, "--gpu", metavar="GPU", help="llm: GPU preset (default l40s)."
+    ),
+    model: str | None = typer.Option(
+        None, "--model", metavar="MODEL", help="llm: model preset (default llama-3.1-8b)."
+    ),
+    served_model_name: str | None = typer.Option(
+        None, "--served-model-name", metavar="NAME", help="llm: the model name the API answers to."
+    ),
+    max_num_seqs: str | None = typer.Option(
+        None, "--max-num-seqs", metavar="N", help="llm: vLLM's flag."
+    ),
+    max_num_batched_tokens: str | None = typer.Option(
+        None, "--max-num-batched-tokens", metavar="N", help="llm: vLLM's flag."
+    ),
+    num_gpu_blocks: str | None = typer.Option(
+        None,
+        "--num-gpu-blocks",
+        metavar="N",
+        help="llm: KV-cache blocks (vLLM's --num-gpu-blocks-override).",
+    ),
+    block_size: str | None = typer.Option(
+        None, "--block-size", metavar="TOKENS", help="llm: vLLM's flag."
+    ),
+    max_model_len: str | None = typer.Option(
+        None,
+        "--max-model-len",
+        metavar="TOKENS",
+        help="llm: longest prompt + output (default 8192).",
+    ),
 ) -> None:
     from gpuscale.app import config_from_flags, exec_server  # noqa: PLC0415 - keep other commands light
 
+    if serve not in ("gauge", "llm"):
+        raise InputError(f"unknown mode {serve!r}", where="--serve", fix="use gauge or llm")
+    if serve == "llm":
+        _serve_llm(ctx, locals())
+        return
+    _refuse(ctx, "gauge", _LLM_ONLY)
     token, where = setter_token_from(ctx, setter_token)
     config = config_from_flags(
         host=host,
-        port=port,
+        port="8080" if port is None else port,
         metric_name=metric_name,
         metric_help=metric_help,
         log_level=log_level,
@@ -149,3 +198,63 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
     )
     warn_token_flag(where)
     exec_server(config)
+
+
+_LLM_ONLY = (
+    "gpu",
+    "model",
+    "served_model_name",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "num_gpu_blocks",
+    "block_size",
+    "max_model_len",
+)
+_GAUGE_ONLY = (
+    "metric_name",
+    "metric_help",
+    "shutdown_delay",
+    "allow_non_finite",
+    "runtime_metrics",
+    "setter_token",
+)
+
+
+def _refuse(ctx: typer.Context, mode: str, names: tuple[str, ...]) -> None:
+    """One-line error for a flag of the other mode given on the command line."""
+    for name in names:
+        source = ctx.get_parameter_source(name)
+        if source is not None and source.name == "COMMANDLINE":
+            flag = "--" + name.replace("_", "-")
+            other = "--serve llm" if mode == "gauge" else "the gauge server (--serve gauge)"
+            raise InputError(
+                f"{flag} is not a flag of --serve {mode}",
+                where=flag,
+                fix=f"drop {flag}; it belongs to {other}",
+            )
+
+
+def _serve_llm(ctx: typer.Context, values: dict[str, object]) -> None:
+    """``--serve llm``: check the flags, then serve in this process (see docs/serving.md)."""
+    from gpuscale.app._llm import llm_config_from_flags  # noqa: PLC0415 - keep other commands light
+    from gpuscale.app._llm_server import run_llm  # noqa: PLC0415
+    from gpuscale.kube import parse_duration  # noqa: PLC0415
+
+    _refuse(ctx, "llm", _GAUGE_ONLY)
+    grace_text = str(values["grace_period"])
+    try:
+        grace = parse_duration(grace_text)
+    except ValueError:
+        raise InputError(
+            f"{grace_text!r} is not a duration",
+            where="--grace-period",
+            fix="write a non-negative duration such as 10s or 1m30s",
+        ) from None
+    config = llm_config_from_flags(
+        host=str(values["host"]),
+        port=None if values["port"] is None else str(values["port"]),
+        log_level=str(values["log_level"]),
+        grace_period=grace,
+        flags={name: None if values[name] is None else str(values[name]) for name in _LLM_ONLY},
+    )
+    raise typer.Exit(run_llm(config))

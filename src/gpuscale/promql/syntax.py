@@ -51,7 +51,7 @@ MAX_QUERY_CHARS = 16 * 1024
 MAX_QUERY_DEPTH = 128
 """Deepest nesting accepted, as :func:`query_depth` estimates it."""
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 _TOKEN = re.compile(
@@ -165,10 +165,10 @@ def walk(root: Any, *, into: Callable[[Any], bool] | None = None) -> Iterator[An
             stack.extend(reversed(children(node)))
 
 
-def fold(root: Any, combine: Callable[[Any, list[T]], T]) -> T:
+def fold(root: Any, combine: Callable[[Any, list[_T]], _T]) -> _T:
     """``combine(node, [value of each child])`` computed bottom-up for every node; the
     root's value. Iterative: a tree of any depth uses no Python stack per level."""
-    values: list[T] = []
+    values: list[_T] = []
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
         node, expanded = stack.pop()
