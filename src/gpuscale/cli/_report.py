@@ -20,7 +20,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from gpuscale.cli._simulation import timeline_summary
 from gpuscale.errors import InputError
 from gpuscale.report import (
     Comparison,
@@ -31,6 +30,7 @@ from gpuscale.report import (
     format_value,
     read_timeline,
     side_by_side,
+    timeline_summary,
     write_report,
 )
 from gpuscale.report.series import run_end

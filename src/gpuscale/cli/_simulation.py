@@ -1,6 +1,6 @@
 """What ``gpuscale simulate`` and ``gpuscale demo`` share: running a simulation with a
-progress bar, its timeline header, writing the timeline file, the summary as
-``gpuscale.report`` shows it, and the summary table on the terminal.
+progress bar, its timeline header, writing the timeline file, and the summary
+table on the terminal (the summary itself is :mod:`gpuscale.report.summary`).
 
 The I/O edge around ``gpuscale.sim``: files are written whole (a temporary name renamed
 into place) or not at all; progress goes to stderr.
@@ -24,16 +24,15 @@ from gpuscale._files import write_atomically
 from gpuscale.errors import InputError
 from gpuscale.report import (
     ReportRun,
+    RunStats,
     Summary,
     SummaryGrid,
-    SummaryRow,
-    SummarySection,
     format_value,
     side_by_side,
+    summarize,
+    summary_table,
 )
 from gpuscale.sim.inputs import APPROXIMATIONS, SimulationInputs
-from gpuscale.sim.summary import Summary as SimSummary
-from gpuscale.sim.summary import TableSection, summarize, summary_table
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import Header, Timeline, encode_header, encode_record
 from gpuscale.units import format_duration
@@ -42,9 +41,7 @@ __all__ = [
     "RunOutcome",
     "console",
     "grid_table",
-    "report_summary",
     "run",
-    "timeline_summary",
     "write_timeline",
 ]
 
@@ -58,24 +55,6 @@ def console() -> Console:
     return Console(highlight=False, width=None if probe.is_terminal else 120)
 
 
-def report_summary(table: Sequence[TableSection]) -> Summary:
-    """The simulator's summary table as ``gpuscale.report`` renders it."""
-    return Summary(
-        tuple(
-            SummarySection(s.title, tuple(SummaryRow(r.label, r.value, r.note) for r in s.rows))
-            for s in table
-        )
-    )
-
-
-def timeline_summary(timeline: Timeline, end: float) -> Summary:
-    """The simulator's summary of any timeline (requests excepted: they are not in it)."""
-    if not timeline.records:
-        return Summary(())
-    stats = summarize(timeline.records, until=end, pools=timeline.header.pools)
-    return report_summary(summary_table(stats))
-
-
 @dataclass(frozen=True)
 class RunOutcome:
     """One finished run, with everything the outputs need."""
@@ -83,7 +62,7 @@ class RunOutcome:
     label: str
     inputs: SimulationInputs
     result: SimulationResult
-    stats: SimSummary
+    stats: RunStats
     summary: Summary
     timeline: Timeline
 
@@ -154,7 +133,7 @@ def run(
         inputs=inputs,
         result=result,
         stats=stats,
-        summary=report_summary(summary_table(stats)),
+        summary=summary_table(stats),
         timeline=timeline,
     )
 
