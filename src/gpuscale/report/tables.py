@@ -2,8 +2,9 @@
 
 The numbers come from :mod:`gpuscale.report.summary` (replica flaps, time to capacity,
 pending pod-seconds, GPU-hours, dollars, latency percentiles, from the timeline records),
-which builds a :class:`Summary`; the text, JSON and HTML renderers only lay it out. :func:`side_by_side` lines several runs' summaries up in columns (the
-tutorial next to its fix, a prediction next to what the cluster did).
+which builds a :class:`Summary`; the text, JSON and HTML renderers only lay it out.
+:func:`side_by_side` lines several runs' summaries up in columns (the tutorial next to its
+fix, a prediction next to what the cluster did).
 
 :func:`timeline_basics` is the one exception: a handful of facts read directly off a
 timeline (duration, replica min/max/final, nodes per pool, last cost) so that
