@@ -20,14 +20,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpuscale.cli._tables import grid_table
 from gpuscale.errors import InputError
 from gpuscale.report import (
     Comparison,
     ReportRun,
-    SummaryGrid,
     compare_timelines,
     comparison_table,
-    format_value,
     read_timeline,
     side_by_side,
     timeline_summary,
@@ -54,19 +53,6 @@ def _labels(paths: list[Path], given: list[str], metas: list[Any]) -> list[str]:
     if len(set(labels)) != len(labels):
         return [str(p) for p in paths]
     return labels
-
-
-def _grid_table(grid: SummaryGrid, title: str) -> Table:
-    table = Table(title=title, title_justify="left", show_lines=False)
-    table.add_column("", overflow="fold")
-    for column in grid.columns:
-        table.add_column(column, justify="right")
-    table.add_column("note", style="dim")
-    for section in grid.sections:
-        table.add_row(Text(section.title, style="bold"), *([""] * (len(grid.columns) + 1)))
-        for row in section.rows:
-            table.add_row(f"  {row.label}", *(format_value(v) for v in row.values), row.note)
-    return table
 
 
 def execute(
@@ -126,7 +112,7 @@ def execute(
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
     console = Console(highlight=False)
-    console.print(_grid_table(side_by_side(labels, summaries), "Summary"))
+    console.print(grid_table(side_by_side(labels, summaries), "Summary"))
     if comparison is not None:
         laid_out = comparison_table(comparison)
         table = Table(title=f"Comparison: {labels[0]} vs {labels[1]}", title_justify="left")

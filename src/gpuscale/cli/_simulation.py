@@ -17,17 +17,15 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rich.text import Text
 
 from gpuscale import __version__
 from gpuscale._files import write_atomically
+from gpuscale.cli._tables import grid_table
 from gpuscale.errors import InputError
 from gpuscale.report import (
     ReportRun,
     RunStats,
     Summary,
-    SummaryGrid,
-    format_value,
     side_by_side,
     summarize,
     summary_table,
@@ -40,7 +38,6 @@ from gpuscale.units import format_duration
 __all__ = [
     "RunOutcome",
     "console",
-    "grid_table",
     "run",
     "write_timeline",
 ]
@@ -157,20 +154,6 @@ def write_timeline(path: Path, timeline: Timeline) -> None:
             where=str(path),
             fix="pick a writable path",
         ) from None
-
-
-def grid_table(grid: SummaryGrid, title: str) -> Table:
-    """Summaries side by side as a rich table (one column per run)."""
-    table = Table(title=title, title_justify="left", show_lines=False)
-    table.add_column("", overflow="fold")
-    for column in grid.columns:
-        table.add_column(column, justify="right")
-    table.add_column("note", style="dim", overflow="fold")
-    for section in grid.sections:
-        table.add_row(Text(section.title, style="bold"), *([""] * (len(grid.columns) + 1)))
-        for row in section.rows:
-            table.add_row(f"  {row.label}", *(format_value(v) for v in row.values), row.note)
-    return table
 
 
 def summaries_table(outcomes: Sequence[RunOutcome], title: str) -> Table:

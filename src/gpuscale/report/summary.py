@@ -457,7 +457,7 @@ def summary_table(summary: RunStats) -> Summary:
     for stats in summary.replicas:
         rows = [
             SummaryRow("replicas (spec) min–max", f"{stats.min_spec}–{stats.max_spec}"),
-            SummaryRow("replicas (spec) mean", round(stats.mean_spec, 2), "time-weighted"),
+            SummaryRow("replicas (spec) mean", f"{stats.mean_spec:.2f}", "time-weighted"),
             SummaryRow("ready replicas min–max", f"{stats.min_ready}–{stats.max_ready}"),
             SummaryRow("replica changes", stats.changes),
             SummaryRow("flaps", stats.flaps, "reversals of direction"),
@@ -482,21 +482,21 @@ def summary_table(summary: RunStats) -> Summary:
         if waiting is not None:
             reasons = sorted(waiting.by_reason.items(), key=lambda item: -item[1])
             note = "" if not reasons else reasons[0][0].split(": ", 1)[-1]
-            rows.append(SummaryRow("pod-seconds Pending", round(waiting.pod_seconds, 1), note))
+            rows.append(SummaryRow("pod-seconds Pending", f"{waiting.pod_seconds:,.1f}", note))
         sections.append(SummarySection(f"Workload {_short(stats.workload)}", tuple(rows)))
     for pool in summary.pools:
         rows = [
             SummaryRow("nodes added", pool.added),
             SummaryRow("nodes removed", pool.removed),
-            SummaryRow("node-hours", round(pool.node_hours, 3)),
+            SummaryRow("node-hours", f"{pool.node_hours:,.3f}"),
             SummaryRow("dollars", f"${pool.dollars:,.2f}"),
         ]
         if pool.gpu_hours:
             rows += [
-                SummaryRow("GPU-hours allocated", round(pool.gpu_hours, 3)),
+                SummaryRow("GPU-hours allocated", f"{pool.gpu_hours:,.3f}"),
                 SummaryRow(
                     "GPU-hours idle",
-                    round(pool.idle_gpu_hours, 3),
+                    f"{pool.idle_gpu_hours:,.3f}",
                     "GPUs on nodes not held by a Ready pod",
                 ),
                 SummaryRow("idle dollars", f"${pool.idle_dollars:,.2f}"),
