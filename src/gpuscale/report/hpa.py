@@ -15,16 +15,17 @@ report's decisions table, the metric plot's per-replica line — takes its numbe
 :func:`hpa_steps`, which reads them from one place: each HPA decision's detail (the usage,
 target, target type and proposal the controller logged), the record's ``hpa:<metric>``
 (what the HPA read) and the replicas it divided by (``status.replicas`` of the record
-before the sync).
+before the sync); the words are :func:`gpuscale._hpa_words.hpa_step_text`, which lint's
+texts use too.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpuscale._hpa_words import hpa_step_text
 from gpuscale.timeline import Decision, Record, WorkloadState
 
 __all__ = ["HpaStep", "hpa_step", "hpa_steps", "per_replica_values"]
@@ -68,21 +69,14 @@ class HpaStep:
     def arithmetic(self) -> str:
         """The step in words, both numbers and the formula, e.g. ``80 / 2 replicas = 40 per
         replica against a target of 80 per replica: ceil(2 × 40/80) = 1``."""
-        n = self.replicas
-        usage, target = _g(self.usage), _g(self.target)
-        if self.target_type == "AverageValue":
-            plural = "" if n == 1 else "s"
-            read = "" if self.read is None else f"{_g(self.read)} / {n} replica{plural} = "
-            said = f"{read}{usage} per replica against a target of {target} per replica"
-        else:
-            said = f"{usage} against a target of {target} ({self.target_type})"
-        if self.target > 0 and math.ceil(n * self.usage / self.target - 1e-9) == self.desired:
-            return f"{said}: ceil({n} × {usage}/{target}) = {self.desired}"
-        return f"{said}: within the HPA's tolerance of the target, so {self.desired}"
-
-
-def _g(value: float | None) -> str:
-    return "0" if value is None else f"{value:g}"
+        return hpa_step_text(
+            target_type=self.target_type,
+            usage=self.usage,
+            target=self.target,
+            replicas=self.replicas,
+            desired=self.desired,
+            read=self.read,
+        )
 
 
 def _state(record: Record, target: str) -> WorkloadState | None:
