@@ -72,6 +72,15 @@ def execute(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
         )
     decoded = [read_timeline(path) for path in timelines]
+    for path, timeline in zip(timelines, decoded, strict=True):
+        if not timeline.records:
+            raise InputError(
+                "the timeline holds no records, only its header (a run that stopped before "
+                "its first record)",
+                where=str(path),
+                fix="run gpuscale simulate --timeline or watch --timeline again until it "
+                "records something",
+            )
     labels = _labels(timelines, label or [], [t.header.meta for t in decoded])
     # the simulator's summary, computed from the records alone (request logs are not in a
     # timeline), for simulated and live timelines alike
