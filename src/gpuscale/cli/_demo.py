@@ -200,6 +200,12 @@ def execute(
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
         )
+    if not str(out).strip() or (out.exists() and not out.is_dir()):
+        raise InputError(
+            "not a directory" if str(out).strip() else "an empty path",
+            where=f"--out {out}" if str(out).strip() else "--out",
+            fix="pick --out DIR, a directory to create or one that exists",
+        )
     examples = examples_dir()
     scenario = examples / "tutorial-scenario.yaml"
     tutorial = _simulate(examples / "tutorial", scenario, _TUTORIAL_NAMESPACE, "tutorial", seed)

@@ -12,6 +12,7 @@ printed, and whole or not at all. The command's options are in
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,16 @@ def execute(
     if output not in ("text", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
+        )
+    if threshold is not None and not math.isfinite(threshold):
+        raise InputError(
+            f"must be a finite number, not {threshold}",
+            where="--threshold",
+            fix="e.g. --threshold 80, or leave it out to draw the timelines' own",
+        )
+    if label is not None and any(not name.strip() for name in label):
+        raise InputError(
+            "a label cannot be empty", where="--label", fix="give each timeline a visible name"
         )
     decoded = [read_timeline(path) for path in timelines]
     for path, timeline in zip(timelines, decoded, strict=True):
