@@ -207,7 +207,11 @@ def decode_lines(lines: Iterable[str], *, source: str = "<timeline>") -> Timelin
                 fix="pass a file written by gpuscale simulate, demo or watch --timeline",
             ) from None
         if not isinstance(doc, dict):
-            raise InputError("expected a JSON object", where=where)
+            raise InputError(
+                "expected a JSON object",
+                where=where,
+                fix="pass a file written by gpuscale simulate, demo or watch --timeline",
+            )
         try:
             if header is None:
                 header = _decode_header(doc)

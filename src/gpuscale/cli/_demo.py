@@ -27,8 +27,9 @@ from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile, read_scenario
 from gpuscale.kube import format_duration
 from gpuscale.report import write_report
+from gpuscale.report.hpa import HpaStep, hpa_steps
+from gpuscale.report.story import Moment, key_moments
 from gpuscale.sim.inputs import build_inputs, gauges_of
-from gpuscale.sim.narrative import Moment, key_moments
 from gpuscale.sim.world import LoadSpec
 
 __all__ = ["execute"]
@@ -36,6 +37,10 @@ __all__ = ["execute"]
 _TUTORIAL_NAMESPACE = "kube-system"
 """The tutorial's objects carry no namespace and its ServiceMonitor looks in kube-system
 only (its mistake 6): the demo applies them there, the one namespace where they work."""
+
+_FIXED_NAMESPACE = "gpu-demo"
+"""Every object of the fix names this namespace (no ``-n`` needed); the run's provenance
+says so."""
 
 
 def _simulate(
@@ -89,6 +94,12 @@ def _elsewhere(folder: Path, scenario_path: Path, seed: int) -> str | None:
     )
 
 
+def _start_nodes(outcome: RunOutcome, pool: str) -> int:
+    """Nodes of ``pool`` in the run's first record (the profile's starting size)."""
+    records = outcome.result.records
+    return sum(records[0].nodes.get(pool, {}).values()) if records else 0
+
+
 def _shown(path: Path) -> str:
     """``path`` relative to the working directory when it is below it."""
     try:
@@ -98,7 +109,20 @@ def _shown(path: Path) -> str:
 
 
 def _story(outcome: RunOutcome) -> list[Moment]:
-    return key_moments(outcome.result.records, thresholds=outcome.inputs.thresholds(), cycles=1)
+    return key_moments(outcome.result.records, cycles=1)
+
+
+def _first(steps: list[HpaStep], up: bool) -> HpaStep | None:
+    """The run's first HPA rescale up (or down)."""
+    for step in steps:
+        if (
+            step.before is not None
+            and step.after is not None
+            and step.after != step.before
+            and (step.after > step.before) == up
+        ):
+            return step
+    return None
 
 
 def _why(outcome: RunOutcome, moments: list[Moment]) -> list[str]:
@@ -123,18 +147,32 @@ def _why(outcome: RunOutcome, moments: list[Moment]) -> list[str]:
             f"provisioning_time) and the HPA scaled down after its {window} window, before "
             "the node was Ready; the next scale-up's pod got the node."
         )
-    if stats.flaps >= 2:
+    steps = hpa_steps(outcome.result.records, scales_only=True)
+    down, up = _first(steps, up=False), _first(steps, up=True)
+    if stats.flaps >= 2 and down is not None and up is not None:
         lines.append(
             f"The replica count flapped {stats.flaps} times (period "
             f"{format_duration(stats.flap_period_s or 0)}): the query divides the gauge's sum by "
-            "kube_deployment_status_replicas, so at 2 replicas it reads 160/2 = 80 and the HPA "
-            "(AverageValue: ceil(metric / target)) wants ceil(80/80) = 1; at 1 it reads 160 "
-            f"and wants 2. Each scale-down waits for the {window} stabilization window."
+            f"kube_deployment_status_replicas, so at {down.replicas} replicas it reads "
+            f"{down.read or 0:g}, and the HPA (AverageValue) divides that again: "
+            f"{down.arithmetic()}. At {up.replicas} replica{'' if up.replicas == 1 else 's'} "
+            f"it reads {up.read or 0:g}: {up.arithmetic()}. Each scale-down waits for the {window} "
+            "stabilization window."
         )
-    elif stats.max_spec > stats.min_spec:
+    elif stats.max_spec > stats.min_spec and up is not None:
+        held = next(
+            (
+                s
+                for s in hpa_steps(outcome.result.records)
+                if s.t > up.t and s.before == s.after == up.after and s.replicas == up.after
+            ),
+            None,
+        )
+        then = "" if held is None else f"; at {held.replicas} replicas {held.arithmetic()}"
         lines.append(
             f"The replica count went {stats.min_spec}→{stats.max_spec} and held: the query is "
-            "the gauge's sum, the HPA divides it by the target (ceil(160/80) = 2)."
+            f"the gauge's sum ({up.read or 0:g}) and only the HPA divides it by the replicas: "
+            f"{up.arithmetic()}{then}."
         )
     return lines
 
@@ -162,10 +200,18 @@ def execute(
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
         )
+    if not str(out).strip() or (out.exists() and not out.is_dir()):
+        raise InputError(
+            "not a directory" if str(out).strip() else "an empty path",
+            where=f"--out {out}" if str(out).strip() else "--out",
+            fix="pick --out DIR, a directory to create or one that exists",
+        )
     examples = examples_dir()
     scenario = examples / "tutorial-scenario.yaml"
     tutorial = _simulate(examples / "tutorial", scenario, _TUTORIAL_NAMESPACE, "tutorial", seed)
-    fixed = _simulate(examples / "tutorial-fixed", scenario, "default", "tutorial-fixed", seed)
+    fixed = _simulate(
+        examples / "tutorial-fixed", scenario, _FIXED_NAMESPACE, "tutorial-fixed", seed
+    )
     elsewhere = _elsewhere(examples / "tutorial", scenario, seed)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -208,8 +254,9 @@ def execute(
     pool = (
         ""
         if gpu is None
-        else f" GPU pool {gpu.name}: {gpu.min_nodes}–{gpu.max_nodes} nodes at "
-        f"${gpu.price_per_hour:g}/h, {format_duration(gpu.provisioning_s)} to provision."
+        else f" GPU pool {gpu.name}: {gpu.min_nodes}–{gpu.max_nodes} nodes, "
+        f"{_start_nodes(tutorial, gpu.name)} at the start, ${gpu.price_per_hour:g}/h, "
+        f"{format_duration(gpu.provisioning_s)} to provision."
     )
     out_console.print(
         f"[bold]gpuscale demo[/bold]: {until} of virtual time, the gauge my_custom_gauge set to "

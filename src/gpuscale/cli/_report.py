@@ -12,6 +12,7 @@ printed, and whole or not at all. The command's options are in
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,17 +21,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from gpuscale.cli._simulation import timeline_summary
+from gpuscale.cli._tables import grid_table
 from gpuscale.errors import InputError
 from gpuscale.report import (
     Comparison,
     ReportRun,
-    SummaryGrid,
     compare_timelines,
     comparison_table,
-    format_value,
     read_timeline,
     side_by_side,
+    timeline_summary,
     write_report,
 )
 from gpuscale.report.series import run_end
@@ -56,19 +56,6 @@ def _labels(paths: list[Path], given: list[str], metas: list[Any]) -> list[str]:
     return labels
 
 
-def _grid_table(grid: SummaryGrid, title: str) -> Table:
-    table = Table(title=title, title_justify="left", show_lines=False)
-    table.add_column("", overflow="fold")
-    for column in grid.columns:
-        table.add_column(column, justify="right")
-    table.add_column("note", style="dim")
-    for section in grid.sections:
-        table.add_row(Text(section.title, style="bold"), *([""] * (len(grid.columns) + 1)))
-        for row in section.rows:
-            table.add_row(f"  {row.label}", *(format_value(v) for v in row.values), row.note)
-    return table
-
-
 def execute(
     *,
     timelines: list[Path],
@@ -85,7 +72,26 @@ def execute(
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
         )
+    if threshold is not None and not math.isfinite(threshold):
+        raise InputError(
+            f"must be a finite number, not {threshold}",
+            where="--threshold",
+            fix="e.g. --threshold 80, or leave it out to draw the timelines' own",
+        )
+    if label is not None and any(not name.strip() for name in label):
+        raise InputError(
+            "a label cannot be empty", where="--label", fix="give each timeline a visible name"
+        )
     decoded = [read_timeline(path) for path in timelines]
+    for path, timeline in zip(timelines, decoded, strict=True):
+        if not timeline.records:
+            raise InputError(
+                "the timeline holds no records, only its header (a run that stopped before "
+                "its first record)",
+                where=str(path),
+                fix="run gpuscale simulate --timeline or watch --timeline again until it "
+                "records something",
+            )
     labels = _labels(timelines, label or [], [t.header.meta for t in decoded])
     # the simulator's summary, computed from the records alone (request logs are not in a
     # timeline), for simulated and live timelines alike
@@ -126,7 +132,7 @@ def execute(
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
     console = Console(highlight=False)
-    console.print(_grid_table(side_by_side(labels, summaries), "Summary"))
+    console.print(grid_table(side_by_side(labels, summaries), "Summary"))
     if comparison is not None:
         laid_out = comparison_table(comparison)
         table = Table(title=f"Comparison: {labels[0]} vs {labels[1]}", title_justify="left")

@@ -1,6 +1,6 @@
 """What ``gpuscale simulate`` and ``gpuscale demo`` share: running a simulation with a
-progress bar, its timeline header, writing the timeline file, the summary as
-``gpuscale.report`` shows it, and the summary table on the terminal.
+progress bar, its timeline header, writing the timeline file, and the summary
+table on the terminal (the summary itself is :mod:`gpuscale.report.summary`).
 
 The I/O edge around ``gpuscale.sim``: files are written whole (a temporary name renamed
 into place) or not at all; progress goes to stderr.
@@ -19,34 +19,28 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rich.text import Text
 
 from gpuscale import __version__
 from gpuscale._files import write_atomically
+from gpuscale.cli._tables import grid_table
 from gpuscale.errors import InputError
 from gpuscale.kube import format_duration
 from gpuscale.report import (
     ReportRun,
+    RunStats,
     Summary,
-    SummaryGrid,
-    SummaryRow,
-    SummarySection,
-    format_value,
     side_by_side,
+    summarize,
+    summary_table,
 )
 from gpuscale.sim.inputs import APPROXIMATIONS, SimulationInputs
-from gpuscale.sim.summary import Summary as SimSummary
-from gpuscale.sim.summary import TableSection, summarize, summary_table
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import Header, Timeline, encode_header, encode_record
 
 __all__ = [
     "RunOutcome",
     "console",
-    "grid_table",
-    "report_summary",
     "run",
-    "timeline_summary",
     "write_timeline",
 ]
 
@@ -62,24 +56,6 @@ def console() -> Console:
     return Console(highlight=False, width=None if probe.is_terminal else 120)
 
 
-def report_summary(table: Sequence[TableSection]) -> Summary:
-    """The simulator's summary table as ``gpuscale.report`` renders it."""
-    return Summary(
-        tuple(
-            SummarySection(s.title, tuple(SummaryRow(r.label, r.value, r.note) for r in s.rows))
-            for s in table
-        )
-    )
-
-
-def timeline_summary(timeline: Timeline, end: float) -> Summary:
-    """The simulator's summary of any timeline (requests excepted: they are not in it)."""
-    if not timeline.records:
-        return Summary(())
-    stats = summarize(timeline.records, until=end, pools=timeline.header.pools)
-    return report_summary(summary_table(stats))
-
-
 @dataclass(frozen=True)
 class RunOutcome:
     """One finished run, with everything the outputs need."""
@@ -87,7 +63,7 @@ class RunOutcome:
     label: str
     inputs: SimulationInputs
     result: SimulationResult
-    stats: SimSummary
+    stats: RunStats
     summary: Summary
     timeline: Timeline
 
@@ -208,7 +184,7 @@ def run(
         inputs=inputs,
         result=result,
         stats=stats,
-        summary=report_summary(summary_table(stats)),
+        summary=summary_table(stats),
         timeline=timeline,
     )
 
@@ -232,20 +208,6 @@ def write_timeline(path: Path, timeline: Timeline) -> None:
             where=str(path),
             fix="pick a writable path",
         ) from None
-
-
-def grid_table(grid: SummaryGrid, title: str) -> Table:
-    """Summaries side by side as a rich table (one column per run)."""
-    table = Table(title=title, title_justify="left", show_lines=False)
-    table.add_column("", overflow="fold")
-    for column in grid.columns:
-        table.add_column(column, justify="right")
-    table.add_column("note", style="dim", overflow="fold")
-    for section in grid.sections:
-        table.add_row(Text(section.title, style="bold"), *([""] * (len(grid.columns) + 1)))
-        for row in section.rows:
-            table.add_row(f"  {row.label}", *(format_value(v) for v in row.values), row.note)
-    return table
 
 
 def summaries_table(outcomes: Sequence[RunOutcome], title: str) -> Table:

@@ -106,12 +106,18 @@ def watch_command(
     name = _deployment_name(kube, ns, deployment)
     tty = sys.stdout.isatty() if runtime.tty is None else runtime.tty
     console = Console(highlight=False, soft_wrap=not tty, width=None if tty else 120)
-    handle = timeline.open("w", encoding="utf-8") if timeline is not None else None
+    if timeline is not None and not (timeline.parent if str(timeline.parent) else Path()).is_dir():
+        raise InputError(
+            "the directory does not exist",
+            where=str(timeline),
+            fix="create it or pick another path",
+        )
+    writer = None
     try:
-        writer = None
-        if handle is not None:
+        if timeline is not None:
+            path = timeline
             writer = TimelineWriter(
-                handle,
+                lambda: path.open("w", encoding="utf-8"),
                 Header(
                     world="live",
                     started_at=runtime.now().isoformat(timespec="seconds"),
@@ -146,8 +152,8 @@ def watch_command(
         finally:
             watcher.close()
     finally:
-        if handle is not None:
-            handle.close()
+        if writer is not None:
+            writer.close()
 
 
 def _plain(

@@ -182,19 +182,32 @@ class Watcher:
 
 
 class TimelineWriter:
-    """Writes the header once, then one line per record, flushed as it goes.
+    """Writes the header, then one line per record, flushed as it goes.
 
-    A live record carries the cluster's words (event messages, conditions): each line is
-    masked (:func:`gpuscale._redact.redact`) before it reaches the file."""
+    The stream is opened at the first record: a watch that fails before it has anything
+    to record (no such Deployment, an API error) leaves no file behind, rather than a
+    header-only timeline that ``gpuscale report`` could only call empty. A live record
+    carries the cluster's words (event messages, conditions): each line is masked
+    (:func:`gpuscale._redact.redact`) before it reaches the file.
+    """
 
-    def __init__(self, stream: IO[str], header: Header) -> None:
-        self.stream = stream
-        stream.write(redact(encode_header(header)) + "\n")
-        stream.flush()
+    def __init__(self, open_stream: Callable[[], IO[str]], header: Header) -> None:
+        self._open = open_stream
+        self._header = header
+        self.stream: IO[str] | None = None
 
     def write(self, record: Record) -> None:
+        """Append ``record`` (the header first, when this is the first one)."""
+        if self.stream is None:
+            self.stream = self._open()
+            self.stream.write(redact(encode_header(self._header)) + "\n")
         self.stream.write(redact(encode_record(record)) + "\n")
         self.stream.flush()
+
+    def close(self) -> None:
+        """Close the stream, if a record opened it."""
+        if self.stream is not None:
+            self.stream.close()
 
 
 def run_watch(

@@ -2,12 +2,13 @@
 
 Every world writes the same timeline (:mod:`gpuscale.timeline`), so one report serves
 ``gpuscale simulate``, ``gpuscale demo`` and ``gpuscale watch``, and sets any
-of them side by side. The layer sits at the edge: it reads timelines and summaries that
-others computed, draws (matplotlib, imported only when a plot is drawn) and writes files;
-it computes no statistics of its own beyond :func:`timeline_basics`.
+of them side by side. The layer sits at the edge: it turns timeline records into the summary
+(:mod:`gpuscale.report.summary`: flaps, time to capacity, pending pod-seconds, GPU-hours,
+dollars, latency), draws (matplotlib, imported only when a plot is drawn) and writes files.
 
 The calls a producer makes::
 
+    summary = summary_table(summarize(timeline.records, until=end, pools=timeline.header.pools))
     runs = [ReportRun("tutorial", timeline, summary), ReportRun("fixed", timeline2, summary2)]
     write_report(runs, html="report.html", plots_dir="plots/")  # page + load.png, metric.png...
     report_html(runs)                                           # the page as a string
@@ -29,6 +30,17 @@ from gpuscale.report.page import grid_table, render_html
 from gpuscale.report.plots import PLOT_NAMES, PLOT_TITLES, png_bytes, render_plots
 from gpuscale.report.run import ReportRun, read_timeline
 from gpuscale.report.series import StepSeries
+from gpuscale.report.summary import (
+    PendingStats,
+    PoolStats,
+    Reaction,
+    ReplicaStats,
+    RequestStats,
+    RunStats,
+    summarize,
+    summary_table,
+    timeline_summary,
+)
 from gpuscale.report.tables import (
     Summary,
     SummaryGrid,
@@ -45,7 +57,13 @@ __all__ = [
     "Comparison",
     "ComparisonTable",
     "LevelReach",
+    "PendingStats",
+    "PoolStats",
+    "Reaction",
+    "ReplicaStats",
     "ReportRun",
+    "RequestStats",
+    "RunStats",
     "SeriesDiff",
     "StepSeries",
     "Summary",
@@ -65,6 +83,9 @@ __all__ = [
     "render_plots",
     "report_html",
     "side_by_side",
+    "summarize",
+    "summary_table",
     "timeline_basics",
+    "timeline_summary",
     "write_report",
 ]

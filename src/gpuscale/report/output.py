@@ -81,6 +81,13 @@ def _check_plots_target(folder: Path) -> None:
         raise InputError(
             "exists and is not a directory", where=str(folder), fix="name a directory for --plots"
         )
+    existing = next((p for p in folder.parents if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise InputError(
+            f"{existing} is a file, so the directory cannot be created",
+            where=str(folder),
+            fix="name a directory for --plots",
+        )
 
 
 def write_report(
@@ -117,7 +124,11 @@ def write_report(
                 write_atomically(folder / f"{name}.png", plots[name])
                 written.append(folder / f"{name}.png")
         except OSError as exc:
-            raise InputError(f"cannot write ({exc.strerror or exc})", where=str(folder)) from None
+            raise InputError(
+                f"cannot write ({exc.strerror or exc})",
+                where=str(folder),
+                fix="name a writable directory for --plots",
+            ) from None
     if page is not None:
         text = report_html(
             runs,
@@ -129,5 +140,9 @@ def write_report(
         try:
             write_atomically(page, text.encode("utf-8"))
         except OSError as exc:
-            raise InputError(f"cannot write ({exc.strerror or exc})", where=str(page)) from None
+            raise InputError(
+                f"cannot write ({exc.strerror or exc})",
+                where=str(page),
+                fix="name a writable file for --html",
+            ) from None
     return WrittenReport(html=page, plots=tuple(written))

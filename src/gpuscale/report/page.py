@@ -2,7 +2,8 @@
 
 The page holds a title, the provenance of each run (from the timeline headers), the
 summaries side by side, the comparison of two runs when there are exactly two, the plots
-as base64 PNGs, every controller decision (in collapsible ``<details>``), what the runs
+as base64 PNGs, every controller decision (in collapsible ``<details>``; an HPA decision
+leads with its arithmetic from :mod:`gpuscale.report.hpa`, the demo's words), what the runs
 modelled approximately, and the attribution a replayed trace requires. Inline CSS, no
 script, no external asset; every piece of text passes through :func:`html.escape`.
 
@@ -31,6 +32,7 @@ from typing import Any
 from gpuscale import __version__
 from gpuscale.kube import format_duration
 from gpuscale.report.compare import ComparisonTable
+from gpuscale.report.hpa import hpa_step
 from gpuscale.report.plots import PLOT_NAMES, PLOT_NOTES, PLOT_TITLES
 from gpuscale.report.run import ReportRun
 from gpuscale.report.tables import (
@@ -73,7 +75,7 @@ table{border-collapse:collapse;margin:.5rem 0;font-size:.92rem}
 th,td{border:1px solid #d0d7de;padding:.25rem .55rem;text-align:left;vertical-align:top}
 th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.section th{background:#eaeef2;text-align:left}
-td.note,p.note{color:#57606a;font-size:.85rem}
+td.note,p.note,span.note{color:#57606a;font-size:.85rem}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;border:1px solid #eaeef2}
 figcaption{color:#57606a;font-size:.85rem}
 details{margin:.5rem 0}summary{cursor:pointer;font-weight:600}
@@ -219,7 +221,8 @@ def _plots(plots: Mapping[str, bytes]) -> str:
 def _decisions(runs: Sequence[ReportRun], limit: int) -> str:
     parts = ['<section id="decisions"><h2>Controller decisions</h2>']
     for run in runs:
-        listed = [(r.t, d) for r in run.timeline.records for d in r.decisions]
+        records = run.timeline.records
+        listed = [(i, r.t, d) for i, r in enumerate(records) for d in r.decisions]
         shown = listed[:limit]
         opened = " open" if len(listed) <= OPEN_DECISIONS else ""
         parts.append(
@@ -231,12 +234,18 @@ def _decisions(runs: Sequence[ReportRun], limit: int) -> str:
                 "<table><thead><tr><th>time</th><th>controller</th><th>action</th>"
                 "<th>reason</th><th>target</th><th>detail</th></tr></thead><tbody>"
             )
-            for t, decision in shown:
+            for index, t, decision in shown:
+                arithmetic = "; ".join(s.arithmetic() for s in hpa_step(records, index, decision))
+                detail = (
+                    _e(decision.detail)
+                    if not arithmetic
+                    else f'{_e(arithmetic)}<br><span class="note">{_e(decision.detail)}</span>'
+                )
                 parts.append(
                     f'<tr><td class="num">{_e(format_duration(t))}</td>'
                     f"<td>{_e(decision.controller)}</td><td>{_e(decision.action)}</td>"
                     f"<td>{_e(decision.reason)}</td><td>{_e(decision.target)}</td>"
-                    f"<td>{_e(decision.detail)}</td></tr>"
+                    f"<td>{detail}</td></tr>"
                 )
             parts.append("</tbody></table>")
         if len(listed) > len(shown):

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from gpuscale.report.hpa import per_replica_values
 from gpuscale.report.run import ReportRun
 from gpuscale.report.series import (
     StepSeries,
@@ -73,8 +74,10 @@ PLOT_TITLES: Mapping[str, str] = {
 PLOT_NOTES: Mapping[str, str] = {
     "load": "The load the run was driven with; values hold until the next record.",
     "metric": (
-        "The trigger query's value (query:) and what the HPA read (hpa:), with the trigger "
-        "threshold from the timeline header; values hold until the next record."
+        "The trigger query's value (query:), what the HPA read (hpa:) and, under an "
+        "AverageValue target, what the HPA compares with its target: what it read ÷ the "
+        "replicas (hpa: ÷ replicas), against the target per replica, so it wants "
+        "ceil(replicas × per replica / target); values hold until the next record."
     ),
     "replicas": (
         "desired: the HPA's desiredReplicas (dotted); spec: spec.replicas (dashed); "
@@ -103,18 +106,22 @@ def _default_style() -> Iterator[None]:
         yield
 
 
-def _new_figure(rows: int = 1) -> tuple[Figure, list[Axes]]:
+def _new_figure(rows: int = 1, *, legend_lines: int = 0) -> tuple[Figure, list[Axes]]:
+    """A figure of ``rows`` subplots; ``legend_lines`` > 0 keeps room for a legend of that
+    many lines under the axes (long labels) instead of on the right."""
     from matplotlib.figure import Figure  # noqa: PLC0415
 
     height = _HEIGHT if rows == 1 else min(2.4 * rows + 0.6, 12.0)
+    below = 0.2 * legend_lines + 0.25 if legend_lines else 0.0
+    height += below
     figure = Figure(figsize=(_WIDTH, height), dpi=DPI)
-    # Fixed margins in inches (room on the right for the legend): one draw per save,
-    # where a layout engine would draw twice.
+    # Fixed margins in inches (room on the right or below for the legend): one draw per
+    # save, where a layout engine would draw twice.
     figure.subplots_adjust(
         left=0.75 / _WIDTH,
-        right=1 - 2.35 / _WIDTH,
+        right=1 - (0.3 if legend_lines else 2.35) / _WIDTH,
         top=1 - 0.45 / height,
-        bottom=0.55 / height,
+        bottom=(0.55 + below) / height,
         hspace=0.3,
     )
     axes = figure.subplots(rows, 1, sharex=True, squeeze=False)
@@ -180,6 +187,7 @@ def _finish(
     drawn: bool,
     empty: str,
     end: float = 0.0,
+    legend_below: bool = False,
 ) -> Figure:
     """Title, labels, grid and legend; the time axis runs from 0 to ``end`` (the longest
     run's end in the plot's unit), so every plot spans the whole run."""
@@ -188,7 +196,17 @@ def _finish(
     for ax in axes:
         ax.grid(visible=True, alpha=0.3)
         ax.set_xlim(left=0, right=end if end > 0 else None)
-        if ax.get_legend_handles_labels()[0]:
+        if not ax.get_legend_handles_labels()[0]:
+            continue
+        if legend_below:
+            ax.legend(
+                loc="upper left",
+                bbox_to_anchor=(0.0, -0.55 / ax.get_position().height / figure.get_figheight()),
+                fontsize="small",
+                ncol=2,
+                frameon=False,
+            )
+        else:
             ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     if not drawn:
         axes[0].text(0.5, 0.5, empty, transform=axes[0].transAxes, ha="center", va="center")
@@ -276,24 +294,33 @@ def figure_metric(
     """
     with _default_style():
         scale, unit = _time_unit(runs)
-        figure, axes = _new_figure()
-        ax = axes[0]
-        drawn = False
+        drawing: list[tuple[StepSeries, str, int, str]] = []
         lines: dict[float, list[str]] = {}
+        averaged: set[str] = set()
         for index, run in enumerate(runs):
             workloads = workload_names(run.timeline)
             chosen = _chosen_metrics(run.timeline, metrics)
-            for number, (workload, metric) in enumerate((w, m) for w in workloads for m in chosen):
-                label = f"{_workload_label(run, workload, len(workloads) > 1)} {metric}"
-                drawn |= _step(
-                    ax,
-                    workload_metric_series(run.timeline, workload, metric),
-                    scale,
-                    label=label,
-                    color=_color(index),
-                    width=_width(index, len(runs)),
-                    style=_SERIES_STYLES[number % len(_SERIES_STYLES)],
-                )
+            records = run.timeline.records
+            number = 0
+            for workload in workloads:
+                name = _workload_label(run, workload, len(workloads) > 1)
+                for metric in chosen:
+                    series = workload_metric_series(run.timeline, workload, metric)
+                    read = " (what the HPA read)" if metric.startswith("hpa:") else ""
+                    drawing.append((series, f"{name} {metric}{read}", index, _style(number)))
+                    number += 1
+                    bare = metric.split(":", 1)[-1]
+                    per = (
+                        per_replica_values(records, workload, bare)
+                        if metric.startswith("hpa:")
+                        else None
+                    )
+                    if per is not None:
+                        averaged.add(bare)
+                        divided = StepSeries(series.times, tuple(per), series.end)
+                        label = f"{name} {metric} ÷ replicas (per replica)"
+                        drawing.append((divided, label, index, _style(number)))
+                        number += 1
             for metric in chosen:
                 level = threshold if threshold is not None else thresholds_for(run.timeline, metric)
                 if level is not None:
@@ -301,13 +328,28 @@ def figure_metric(
                     names = lines.setdefault(level, [])
                     if bare not in names:
                         names.append(bare)
+        labels = len(drawing) + len(lines)
+        figure, axes = _new_figure(legend_lines=math.ceil(labels / 2))
+        ax = axes[0]
+        drawn = False
+        for series, label, index, style in drawing:
+            drawn |= _step(
+                ax,
+                series,
+                scale,
+                label=label,
+                color=_color(index),
+                width=_width(index, len(runs)),
+                style=style,
+            )
         for level, names in sorted(lines.items()):
+            per_replica = " per replica" if any(n in averaged for n in names) else ""
             ax.axhline(
                 level,
                 color="black",
                 linestyle=(0, (6, 3)),
                 linewidth=1.0,
-                label=f"threshold {level:g} ({', '.join(names)})",
+                label=f"target {level:g}{per_replica} ({', '.join(names)})",
             )
         ax.set_ylabel("value")
         return _finish(
@@ -316,9 +358,14 @@ def figure_metric(
             PLOT_TITLES["metric"],
             unit,
             drawn=drawn,
-            end=_end(runs) / scale,
             empty="no metric values in these timelines",
+            end=_end(runs) / scale,
+            legend_below=True,
         )
+
+
+def _style(number: int) -> str:
+    return _SERIES_STYLES[number % len(_SERIES_STYLES)]
 
 
 def figure_replicas(runs: Sequence[ReportRun]) -> Figure:

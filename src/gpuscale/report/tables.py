@@ -1,15 +1,15 @@
 """Summary tables as the renderers take them: sections of (label, value, note) rows.
 
-The numbers come from elsewhere. ``gpuscale simulate`` computes its statistics (replica
-flaps, time to capacity, pending pod-seconds, GPU-hours, dollars, latency percentiles) in
-the simulator and hands them here as a :class:`Summary`; the text, JSON and HTML renderers
-only lay them out. :func:`side_by_side` lines several runs' summaries up in columns (the
-tutorial next to its fix, a prediction next to what the cluster did).
+The numbers come from :mod:`gpuscale.report.summary` (replica flaps, time to capacity,
+pending pod-seconds, GPU-hours, dollars, latency percentiles, from the timeline records),
+which builds a :class:`Summary`; the text, JSON and HTML renderers only lay it out.
+:func:`side_by_side` lines several runs' summaries up in columns (the tutorial next to its
+fix, a prediction next to what the cluster did).
 
 :func:`timeline_basics` is the one exception: a handful of facts read directly off a
 timeline (duration, replica min/max/final, nodes per pool, last cost) so that
-``gpuscale report`` has something to print for any timeline, a live one included. It is
-deliberately small; anything statistical belongs to the simulator's summary.
+the HTML page has something to show for a run handed to it without a summary. It is
+deliberately small; anything statistical belongs to :mod:`gpuscale.report.summary`.
 """
 
 from __future__ import annotations

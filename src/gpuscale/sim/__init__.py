@@ -8,7 +8,8 @@ Build a :class:`SimulationSpec` (workloads, node pools, timings), give it a
 ``Simulation(...).run(until)`` — or read all of it from manifests and a profile with
 :func:`build_inputs`. :func:`steady_load_flap` answers the lint rule
 ``flaps-under-steady-load``. The result carries the timeline
-records, the request logs and the cost; :func:`summarize` turns them into the summary.
+records, the request logs and the cost; :func:`gpuscale.report.summarize` turns them into
+the summary.
 See ``docs/simulator.md``.
 """
 
@@ -30,7 +31,6 @@ from gpuscale.sim.specs import (
     SimulationSpec,
     WorkloadSpec,
 )
-from gpuscale.sim.summary import Summary, summarize
 from gpuscale.sim.traces import Trace, parse_trace
 from gpuscale.sim.world import CostReport, LoadSpec, SimulationResult
 
@@ -65,7 +65,6 @@ __all__ = [
     "SimulationInputs",
     "SimulationResult",
     "SimulationSpec",
-    "Summary",
     "Trace",
     "TraceSource",
     "WorkloadSpec",
@@ -74,5 +73,4 @@ __all__ = [
     "parse_trace",
     "query_scalar",
     "steady_load_flap",
-    "summarize",
 ]

@@ -79,7 +79,11 @@ def test_deploy_outputs(
         ),
     )
     theirs = read_manifests([FIXED]).by_kind("Deployment")[0].body
-    theirs = json.loads(json.dumps(theirs).replace('"replicas": 1', '"replicas": 3'))
+    theirs = json.loads(
+        json.dumps(theirs).replace(
+            '"terminationGracePeriodSeconds": 30', '"terminationGracePeriodSeconds": 60'
+        )
+    )
     fake_kube.applied_as(theirs, "kubectl-client-side-apply")
     _check("deploy.md", "conflict", _transcript(capsys, "deploy", FIXED))
     _check(
@@ -95,7 +99,7 @@ def test_deploy_outputs(
 
 def _bad_manifest() -> str:
     text = (REPO / FIXED / "resources.yaml").read_text(encoding="utf-8")
-    return text.replace("replicas: 1", "replicas: one").replace(
+    return text.replace("  # No replicas:", "  replicas: one  # No replicas:").replace(
         "periodSeconds: 5", "periodSeconds: -5"
     )
 

@@ -98,7 +98,9 @@ def test_applying_again_is_unchanged_and_an_edit_is_configured(
     assert fake_kube.objects[FIXED_PATHS[1]]["metadata"]["resourceVersion"] == version
     edited = tmp_path / "resources.yaml"
     edited.write_text(
-        (Path(FIXED) / "resources.yaml").read_text().replace("replicas: 1", "replicas: 2")
+        (Path(FIXED) / "resources.yaml")
+        .read_text()
+        .replace("  # No replicas:", "  replicas: 2  # No replicas:")
     )
     code, out, _ = _run(capsys, str(edited))
     assert code == 0
@@ -297,19 +299,31 @@ def test_a_conflict_suggests_force_conflicts_which_sends_force_true(
 ) -> None:
     _stack(fake_kube, "gpu-demo")
     theirs = read_manifests([FIXED]).by_kind("Deployment")[0].body
-    theirs = json.loads(json.dumps(theirs).replace('"replicas": 1', '"replicas": 3'))
+    theirs = json.loads(
+        json.dumps(theirs).replace(
+            '"terminationGracePeriodSeconds": 30', '"terminationGracePeriodSeconds": 60'
+        )
+    )
     fake_kube.applied_as(theirs, "kubectl-client-side-apply")
     code, out, err = _run(capsys, FIXED)
     assert code == 1
     assert "deployment.apps/go-from-configmap failed" in out
-    assert 'conflict with "kubectl-client-side-apply" using apps/v1 over .spec.replicas' in err
+    assert (
+        'conflict with "kubectl-client-side-apply" using apps/v1 over '
+        ".spec.template.spec.terminationGracePeriodSeconds" in err
+    )
     assert "--force-conflicts" in err
     fake_kube.seen.clear()
     code, out, err = _run(capsys, FIXED, "--force-conflicts")
     assert code == 0, err
     assert "deployment.apps/go-from-configmap configured" in out
     assert {p.query["force"] for p in _patches(fake_kube)} == {"true"}
-    assert fake_kube.objects[FIXED_PATHS[1]]["spec"]["replicas"] == 1
+    assert (
+        fake_kube.objects[FIXED_PATHS[1]]["spec"]["template"]["spec"][
+            "terminationGracePeriodSeconds"
+        ]
+        == 30
+    )
 
 
 def test_an_invalid_object_shows_the_api_servers_message(
@@ -354,7 +368,9 @@ def test_validation_errors_block_unless_forced(
     _stack(fake_kube, "gpu-demo")
     bad = tmp_path / "bad.yaml"
     bad.write_text(
-        (Path(FIXED) / "resources.yaml").read_text().replace("replicas: 1", "replicas: one")
+        (Path(FIXED) / "resources.yaml")
+        .read_text()
+        .replace("  # No replicas:", "  replicas: one  # No replicas:")
     )
     code, _, err = _run(capsys, str(bad))
     assert code == 2
@@ -468,7 +484,9 @@ def test_a_schema_error_is_listed_once_and_warnings_are_printed(
     _stack(fake_kube, "gpu-demo")
     bad = tmp_path / "bad.yaml"
     bad.write_text(
-        (Path(FIXED) / "resources.yaml").read_text().replace("replicas: 1", "replicas: one")
+        (Path(FIXED) / "resources.yaml")
+        .read_text()
+        .replace("  # No replicas:", "  replicas: one  # No replicas:")
         + "---\napiVersion: example.com/v1\nkind: Widget\n"
         + "metadata: {name: w, namespace: gpu-demo}\n"
         + "---\napiVersion: apps/v1\nkind: Deployment\n"

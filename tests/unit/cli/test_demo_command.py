@@ -18,8 +18,15 @@ def test_demo_tells_the_story_and_writes_the_report(
     assert main(["demo", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     tutorial, fixed = text.split("The fix", 1)
-    assert "HPA 1→2: metric 160 / target 80" in tutorial
-    assert "HPA 2→1: metric 80 / target 80" in tutorial
+    assert (
+        "HPA 1→2: 160 / 1 replica = 160 per replica against a target of 80 per replica: "
+        "ceil(1 × 160/80) = 2" in tutorial
+    )
+    assert (
+        "HPA 2→1: 80 / 2 replicas = 40 per replica against a target of 80 per replica: "
+        "ceil(2 × 40/80) = 1" in tutorial
+    )
+    assert "GPU pool gpu: 0–8 nodes, 1 at the start" in text
     assert "cluster-autoscaler: scale-up gpu 1→2" in tutorial
     assert "deleted while still Pending" in tutorial
     assert "the same cycle repeats" in tutorial
@@ -32,6 +39,9 @@ def test_demo_tells_the_story_and_writes_the_report(
         assert (out / name).is_file()
     timeline = read_timeline(out / "tutorial.jsonl")
     assert timeline.header.meta["namespace"] == "kube-system"
+    fixed_timeline = read_timeline(out / "tutorial-fixed.jsonl")
+    assert fixed_timeline.header.meta["namespace"] == "gpu-demo"
+    assert {w.name for w in fixed_timeline.records[0].workloads} == {"gpu-demo/go-from-configmap"}
     page = (out / "report.html").read_text()
     assert "tutorial-fixed" in page
 

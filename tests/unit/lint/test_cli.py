@@ -294,7 +294,7 @@ def test_help_says_where_the_profile_comes_from(capsys: pytest.CaptureFixture[st
 def test_schema_problems_fail_the_command(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = FIXED.read_text().replace("replicas: 1", "replicas: two")
+    text = FIXED.read_text().replace("  # No replicas:", "  replicas: two  # No replicas:")
     (workdir / "bad.yaml").write_text(text)
     code, out, _ = _run(capsys, "bad.yaml", "-o", "json")
     [finding] = [f for f in json.loads(out)["findings"] if f["rule"] == "schema-invalid"]

@@ -21,7 +21,10 @@ def test_divides_by_replicas_fires_on_the_query_line_with_the_arithmetic() -> No
     assert finding.location.line == line_of(text, "query:")
     assert finding.location.column == 9
     assert "160/2 = 80" in finding.why
-    assert "80/2 = 40 per replica" in finding.why
+    assert (
+        "80 / 2 replicas = 40 per replica against a target of 80 per replica: "
+        "ceil(2 × 40/80) = 1" in finding.why
+    )
     assert 'query: sum(my_gauge{namespace="default",app="web"})' in finding.fix
     assert "metricType: Value" in finding.fix
 

@@ -120,12 +120,13 @@ def test_activation_near_misses(spec: str, activation: str) -> None:
     ("spec", "severity"),
     [
         (ZERO_TO_N, Severity.WARNING),
-        ("minReplicaCount: 1\n", Severity.WARNING),
+        ("minReplicaCount: 1\n", Severity.INFO),
+        ("minReplicaCount: 3\n", Severity.INFO),
         ("minReplicaCount: 0\nfallback:\n  failureThreshold: 3\n  replicas: 2\n", Severity.ERROR),
         ("minReplicaCount: 1\nfallback:\n  failureThreshold: 3\n  replicas: 2\n", Severity.ERROR),
         ("minReplicaCount: 2\nidleReplicaCount: 0\n", Severity.WARNING),
     ],
-    ids=["min-zero", "min-one", "fallback-at-zero", "fallback-at-one", "idle"],
+    ids=["min-zero", "min-one", "min-three", "fallback-at-zero", "fallback-at-one", "idle"],
 )
 def test_null_values_ignored_severity(spec: str, severity: Severity) -> None:
     text = scaled_object(spec=spec)
@@ -163,13 +164,17 @@ def test_null_values_silent_when_keda_cannot_read_the_trigger() -> None:
     assert only(lint_yaml(scaled_object(spec=ZERO_TO_N)), "null-values-ignored")
 
 
-def test_null_values_says_why_it_goes_beyond_issue_6() -> None:
-    # Issue 6 scopes the rule to minReplicaCount 0 or idle mode; it also fires at 1, and
-    # the catalogue (docs/lint-rules.md) says why and at which severity.
+def test_null_values_says_when_it_is_only_info() -> None:
+    # A warning on nearly every Prometheus trigger gets the linter switched off: with
+    # minReplicaCount >= 1 and no fallback the rule says the same at info, and why.
     explanation = " ".join(REGISTRY["null-values-ignored"].explanation.split())
-    assert "issue 6 asks for this rule only with `minReplicaCount: 0` or idle mode" in (explanation)
-    assert "at the same severity (warning; error with a `fallback`)" in explanation
-    assert "`minReplicaCount: 1`" in explanation
+    assert "a warning with `minReplicaCount: 0` or an `idleReplicaCount`" in explanation
+    assert "an error with a `fallback`" in explanation
+    assert "otherwise, with `minReplicaCount >= 1`, info" in explanation
+    assert "`servicemonitor-namespace-mismatch`" in explanation
+    [finding] = only(lint_yaml(scaled_object(spec="minReplicaCount: 1\n")), "null-values-ignored")
+    assert finding.severity is Severity.INFO
+    assert "silently scales down to minReplicaCount 1" in finding.why
 
 
 def test_null_values_on_a_trigger_authenticated_elsewhere() -> None:

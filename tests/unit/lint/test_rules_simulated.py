@@ -59,7 +59,10 @@ def test_a_per_replica_query_under_average_value_flaps(simulations: list[list[st
     assert "flaps 1 ↔ 2 every 6m" in finding.message
     assert "at 1 replica the query reads 160 → desired 2" in finding.message
     assert "at 2 replicas the query reads 80 → desired 1" in finding.message
-    assert "80/2 = 40 per replica vs target 80 → 1" in finding.why
+    assert (
+        "at 2 replicas, 80 / 2 replicas = 40 per replica against a target of 80 per "
+        "replica: ceil(2 × 40/80) = 1" in finding.why
+    )
     assert "metricType: Value" in finding.fix
     assert "the same simulation holds 2 replicas" in finding.fix
     # one simulation to find the flap, one to check the fix

@@ -134,3 +134,16 @@ def test_labels_default_to_file_stems_or_paths(
     assert main(["report", str(files[0]), str(twin), "-o", "json"]) == 0
     labels = [r["label"] for r in json.loads(capsys.readouterr().out)["runs"]]
     assert labels == [str(files[0]), str(twin)]
+
+
+def test_a_header_only_timeline_is_an_error_not_an_empty_table(
+    files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text(files[0].read_text().splitlines()[0] + "\n", encoding="utf-8")
+    html = tmp_path / "page.html"
+    assert main(["report", str(files[0]), str(empty), "--html", str(html)]) == 2
+    line = _one_error_line(capsys)
+    assert line.startswith(f"gpuscale: error: {empty}: the timeline holds no records")
+    assert "(fix: " in line
+    assert not html.exists()

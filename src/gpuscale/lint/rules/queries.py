@@ -13,6 +13,7 @@ from typing import Any
 
 import promql_parser as pp
 
+from gpuscale._hpa_words import hpa_step_text
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
 from gpuscale.lint._registry import rule
@@ -91,8 +92,10 @@ def _summed(expression: str) -> str:
         "`X / count(...)`, `X / sum(kube_deployment_status_replicas...)`, "
         "`X / sum(kube_pod_status_ready...)`) is divided by the replica count twice: the "
         "more replicas run, the lower the value, so the count flaps. With a steady total "
-        "load of twice the threshold T: at 1 replica the query returns 2T and the HPA wants "
-        "2; at 2 replicas it returns T, the HPA sees T/2 per replica against T and wants 1. "
+        "load of twice the threshold T: at 1 replica the query returns 2T, and 2T / 1 replica = "
+        "2T per replica against a target of T per replica gives ceil(1 × 2T/T) = 2; at 2 "
+        "replicas it returns T, and the HPA divides again: T / 2 replicas = T/2 per replica "
+        "against a target of T per replica, so ceil(2 × (T/2)/T) = 1. "
         "Fix it either way: keep AverageValue and query the total (`sum(...)`), or keep "
         "the per-replica query and set `metricType: Value` (desired = ready pods × value / "
         "threshold)."
@@ -118,17 +121,34 @@ def _query_divides_by_replicas(ctx: LintContext) -> Iterator[Hit]:
         if threshold is not None:
             t = fmt(threshold)
             load = fmt(2 * threshold)
+            one = hpa_step_text(
+                target_type="AverageValue",
+                usage=2 * threshold,
+                target=threshold,
+                replicas=1,
+                desired=2,
+                read=2 * threshold,
+            )
+            two = hpa_step_text(
+                target_type="AverageValue",
+                usage=threshold / 2,
+                target=threshold,
+                replicas=2,
+                desired=1,
+                read=threshold,
+            )
             arithmetic = (
                 f"With a steady total load of {load} (twice the threshold {t}): at 1 replica "
-                f"the query returns {load}/1 = {load} and the HPA wants ceil({load}/{t}) = 2; "
-                f"at 2 replicas it returns {load}/2 = {t}, the HPA sees {t}/2 = "
-                f"{fmt(threshold / 2)} per replica against {t} and wants 1. The count flaps "
+                f"the query returns {load}/1 = {load}, and the HPA: {one}; at 2 replicas it "
+                f"returns {load}/2 = {t}, and the HPA divides again: {two}. The count flaps "
                 f"between 1 and 2, and a load of k × {t} flaps between 1 and k."
             )
         else:
             arithmetic = (
-                "At N replicas the query returns load/N and the HPA wants "
-                "ceil(load / (N × threshold)), so more replicas ask for fewer."
+                "At N replicas the query returns load/N, the HPA divides again: load/N / N "
+                "replicas = load/N² per replica against the threshold per replica, and wants "
+                "ceil(N × load/N² / threshold) = ceil(load / (N × threshold)), so more "
+                "replicas ask for fewer."
             )
         explicit = "" if trig.trigger.metric_type_explicit else " (KEDA's default)"
         yield Hit(

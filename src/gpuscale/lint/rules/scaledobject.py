@@ -22,10 +22,17 @@ from gpuscale.controllers.keda import (
     metric_target_type,
     validate_scaled_object,
 )
+from gpuscale.kube import format_duration
 from gpuscale.lint._access import as_int, as_map, as_str, dig, iter_list, iter_map
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
-from gpuscale.lint._keda import HPA_TARGET_TYPES, ModelProblem, TriggerView, model_problems
+from gpuscale.lint._keda import (
+    HPA_TARGET_TYPES,
+    ModelProblem,
+    ScaledObjectView,
+    TriggerView,
+    model_problems,
+)
 from gpuscale.lint._registry import rule
 from gpuscale.lint._yaml import snippet
 from gpuscale.lint.rules._common import (
@@ -38,6 +45,7 @@ from gpuscale.lint.rules._common import (
     repeats,
     same_identity,
     scaled_objects,
+    target_workload,
     trigger_path,
 )
 from gpuscale.manifests import KeyPath, Manifest, is_templated
@@ -107,6 +115,7 @@ def _cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
                 "advanced.horizontalPodAutoscalerConfig.behavior.scaleDown."
                 f"stabilizationWindowSeconds: {window}"
             )
+        suggested, reason = _suggested_window(ctx, so, cooldown, default_window, written)
         yield Hit(
             obj=obj,
             key_path=_spec_path("cooldownPeriod"),
@@ -131,16 +140,47 @@ def _cooldown_has_no_effect(ctx: LintContext) -> Iterator[Hit]:
                         "minReplicaCount": minimum,
                         "advanced": {
                             "horizontalPodAutoscalerConfig": {
-                                "behavior": {
-                                    "scaleDown": {"stabilizationWindowSeconds": max(cooldown, 0)}
-                                }
+                                "behavior": {"scaleDown": {"stabilizationWindowSeconds": suggested}}
                             }
                         },
                     }
                 }
             )
-            + "\n# and delete cooldownPeriod",
+            + f"\n# {reason}; and delete cooldownPeriod",
         )
+
+
+def _suggested_window(
+    ctx: LintContext,
+    so: ScaledObjectView,
+    cooldown: float,
+    default_window: float,
+    written: int | None,
+) -> tuple[int, str]:
+    """The scale-down window the fix proposes, and why: never shorter than a replica's start
+    (the advice the finding gives), nor than the window in force or the cooldown it replaces.
+
+    A replica's start is the profile's pull and startup time of the workload, plus the
+    slowest GPU pool's provisioning time when the workload requests GPUs (its replica may
+    wait for a new node); without a profile, the HPA's default window stands in for it.
+    """
+    in_force = float(written) if written is not None else default_window
+    start = 0.0
+    if ctx.profile is not None:
+        target = target_workload(ctx, so)
+        settings = ctx.profile.workload(target.name if target is not None else "")
+        start = settings.image_pull_time + settings.startup_time
+        gpus = target is not None and any(c.gpus for c in target.containers)
+        if gpus and ctx.profile.gpu_pools:
+            start += max(pool.provisioning_time for pool in ctx.profile.gpu_pools)
+    suggested = math.ceil(max(cooldown, in_force, start))
+    if start >= max(cooldown, in_force):
+        reason = f"at least a replica's start ({format_duration(start)}, from the profile)"
+    elif written is not None and in_force >= cooldown:
+        reason = "the window in force, at least a replica's start"
+    else:
+        reason = "keep it at least as long as a replica takes to start"
+    return suggested, reason
 
 
 @rule(
@@ -276,13 +316,16 @@ def _activation_above_threshold(ctx: LintContext) -> Iterator[Hit]:
         "already turn an empty result into a value (`or vector(0)`, `absent(...)`) are left "
         "alone: they chose the behaviour. Reported on the trigger's `metadata`, where "
         "`ignoreNullValues` goes.\n\n"
-        "Scope: issue 6 asks for this rule only with `minReplicaCount: 0` or idle mode. It "
-        "also fires, at the same severity (warning; error with a `fallback`), with "
-        "`minReplicaCount >= 1`, because the failure is as silent there and more common: the "
-        "workload sits at its minimum under any load while every object looks healthy (the "
-        "tutorial's mistake 5, `examples/tutorial/README.md`, is exactly this, with "
-        "`minReplicaCount: 1`). Suppress it (`# gpuscale: ignore[null-values-ignored]`) where "
-        "an absent metric really means no load."
+        "Severity: a warning with `minReplicaCount: 0` or an `idleReplicaCount` (the "
+        "workload never wakes up), an error with a `fallback` (it can never trigger); "
+        "otherwise, with `minReplicaCount >= 1`, info: the failure is as silent there (the "
+        "workload sits at its minimum under any load while every object looks healthy; the "
+        "tutorial's mistake 5, `examples/tutorial/README.md`, is exactly this), but most "
+        "such ScaledObjects leave the default on purpose or by habit, and the missing-metric "
+        "causes that matter are errors of their own (`servicemonitor-namespace-mismatch`). "
+        "A warning on nearly every Prometheus trigger would get the linter switched off. "
+        "Suppress it (`# gpuscale: ignore[null-values-ignored]`) where an absent metric "
+        "really means no load."
     ),
     example=snippet(
         {
@@ -328,7 +371,7 @@ def _null_values_ignored(ctx: LintContext) -> Iterator[Hit]:
                 f"the HPA silently scales down to minReplicaCount {spec.min_replica_count} "
                 "and stays there however high the load"
             )
-        severity = None
+        severity: Severity | None = None if spec.scales_to_zero_or_idle else Severity.INFO
         dead_fallback = ""
         if spec.fallback is not None:
             severity = Severity.ERROR

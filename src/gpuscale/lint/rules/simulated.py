@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuscale._hpa_words import hpa_step_text
 from gpuscale.kube import format_duration
 from gpuscale.lint._context import LintContext
 from gpuscale.lint._findings import Hit, Severity
@@ -75,10 +76,16 @@ def _computed(step: FlapStep, metric_type: str, threshold: float) -> str:
     AverageValue, ``GetExternalMetricReplicas`` for Value)."""
     value, target = fmt(step.value), fmt(threshold)
     if metric_type == "AverageValue":
-        each = fmt(step.value / step.replicas)
-        arithmetic = f"{value}/{step.replicas} = {each} per replica vs target {target}"
-    else:
-        arithmetic = f"{value} vs target {target}, ratio {fmt(step.value / threshold)}"
+        arithmetic = hpa_step_text(
+            target_type="AverageValue",
+            usage=step.value / step.replicas,
+            target=threshold,
+            replicas=step.replicas,
+            desired=step.desired,
+            read=step.value,
+        )
+        return f"at {_replicas(step.replicas)}, {arithmetic}"
+    arithmetic = f"{value} vs target {target}, ratio {fmt(step.value / threshold)}"
     return f"at {_replicas(step.replicas)}, {arithmetic} → {step.desired}"
 
 

@@ -1,7 +1,11 @@
-"""What a run amounts to, computed from its timeline and request logs alone. Pure.
+"""What a run amounts to, from its timeline records (and, for a simulated run, its request
+logs), laid out as the report's summary table. Pure.
 
-Because it reads only :class:`~gpuscale.timeline.Record` s (and request logs), the same
-summary applies to a simulated or a live timeline. Definitions:
+It reads only :class:`~gpuscale.timeline.Record` s and request logs, so the same summary
+applies to a simulated or a live timeline, and it lives with the report that shows it:
+``gpuscale simulate``, ``demo`` and ``report`` all call :func:`summarize` then
+:func:`summary_table`, so the terminal, ``-o json`` and the HTML page show the same
+numbers. Definitions:
 
 - **replicas**: min/max of ``spec`` and ``ready``, the time-weighted mean of ``spec``, the
   number of spec changes and of **flaps** — changes in the opposite direction of the
@@ -20,9 +24,12 @@ summary applies to a simulated or a live timeline. Definitions:
 - **requests**: served, late (served slower than the target), timed out, dropped,
   unfinished, and latency percentiles of the served ones.
 
-:func:`summary_table` lays a summary out as titled sections of ``(label, value, note)``
-rows — the shape ``gpuscale.report`` renders — so the CLI, the demo and the HTML report
-show the same numbers.
+:func:`summarize` returns the numbers (:class:`RunStats`, ``-o json``'s ``summary``);
+:func:`summary_table` lays them out as the report's
+:class:`~gpuscale.report.tables.Summary` (titled sections of label, value, note rows);
+:func:`timeline_summary` does both for a timeline read from a file. The request logs are
+the simulator's (:class:`gpuscale.sim.requests.RequestLog`); their outcome codes are
+imported only when there are logs, so importing the report does not load the simulator.
 """
 
 from __future__ import annotations
@@ -31,13 +38,16 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gpuscale.kube import format_duration
-from gpuscale.sim.requests import DROPPED, SERVED, TIMED_OUT, UNFINISHED, RequestLog
-from gpuscale.timeline import Record
+from gpuscale.report.tables import Summary, SummaryRow, SummarySection
+from gpuscale.timeline import Record, Timeline
+
+if TYPE_CHECKING:
+    from gpuscale.sim.requests import RequestLog
 
 __all__ = [
     "PendingStats",
@@ -45,12 +55,10 @@ __all__ = [
     "Reaction",
     "ReplicaStats",
     "RequestStats",
-    "Summary",
-    "TableRow",
-    "TableSection",
-    "TableValue",
+    "RunStats",
     "summarize",
     "summary_table",
+    "timeline_summary",
 ]
 
 _NOT_YET = "not yet scheduled"
@@ -120,7 +128,9 @@ class RequestStats:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class RunStats:
+    """The numbers of one run (see the module docstring for each definition)."""
+
     duration_s: float
     replicas: tuple[ReplicaStats, ...]
     reactions: tuple[Reaction, ...]
@@ -361,6 +371,15 @@ def _percentile(values: np.ndarray[Any, Any], q: float) -> float | None:
 
 
 def _requests(logs: Mapping[str, RequestLog], targets: Mapping[str, float]) -> list[RequestStats]:
+    if not logs:
+        return []
+    from gpuscale.sim.requests import (  # noqa: PLC0415 - see the module docstring
+        DROPPED,
+        SERVED,
+        TIMED_OUT,
+        UNFINISHED,
+    )
+
     stats = []
     for name, log in logs.items():
         served_mask = log.outcomes == SERVED
@@ -393,7 +412,7 @@ def summarize(
     pools: Mapping[str, Mapping[str, Any]],
     requests: Mapping[str, RequestLog] | None = None,
     latency_targets: Mapping[str, float] | None = None,
-) -> Summary:
+) -> RunStats:
     """Summarise a run from its records (up to ``until``) and request logs.
 
     ``pools`` is the timeline header's ``pools`` (price per hour and GPUs per node).
@@ -402,7 +421,7 @@ def summarize(
         raise ValueError("a summary needs at least one record")
     spans = _spans(records, until)
     pool_stats = _pools(records, spans, pools)
-    return Summary(
+    return RunStats(
         duration_s=until - records[0].t,
         replicas=tuple(_replicas(records, spans)),
         reactions=tuple(_reactions(records)),
@@ -415,30 +434,6 @@ def summarize(
 
 
 # --------------------------------------------------------------------------- the table
-
-TableValue = str | int | float | None
-
-
-@dataclass(frozen=True, slots=True)
-class TableRow:
-    """One line of the summary table."""
-
-    label: str
-    """What the value is, e.g. ``flaps``; runs side by side line up by it."""
-    value: TableValue
-    """A number, or text already formatted (durations, dollars); None: not applicable."""
-    note: str = ""
-    """How to read it, or why (may be empty)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TableSection:
-    """A titled group of rows; runs side by side line up by title and label."""
-
-    title: str
-    """``Workload <name>``, ``Pool <name>``, ``Cost``, ``Requests <name>``..."""
-    rows: tuple[TableRow, ...]
-    """The rows, in display order."""
 
 
 def _duration(seconds: float | None) -> str | None:
@@ -453,27 +448,29 @@ def _short(workload: str) -> str:
     return workload.split("/", 1)[-1]
 
 
-def summary_table(summary: Summary) -> tuple[TableSection, ...]:
-    """The summary as titled sections of rows (see the module docstring)."""
-    sections = [TableSection("Run", (TableRow("simulated time", _duration(summary.duration_s)),))]
+def summary_table(summary: RunStats) -> Summary:
+    """The numbers as the report's summary table: titled sections of rows."""
+    sections = [
+        SummarySection("Run", (SummaryRow("simulated time", _duration(summary.duration_s)),))
+    ]
     pending = {p.workload: p for p in summary.pending}
     for stats in summary.replicas:
         rows = [
-            TableRow("replicas (spec) min–max", f"{stats.min_spec}–{stats.max_spec}"),
-            TableRow("replicas (spec) mean", round(stats.mean_spec, 2), "time-weighted"),
-            TableRow("ready replicas min–max", f"{stats.min_ready}–{stats.max_ready}"),
-            TableRow("replica changes", stats.changes),
-            TableRow("flaps", stats.flaps, "reversals of direction"),
-            TableRow("flap period", _duration(stats.flap_period_s), "between scale-ups"),
+            SummaryRow("replicas (spec) min–max", f"{stats.min_spec}–{stats.max_spec}"),
+            SummaryRow("replicas (spec) mean", f"{stats.mean_spec:.2f}", "time-weighted"),
+            SummaryRow("ready replicas min–max", f"{stats.min_ready}–{stats.max_ready}"),
+            SummaryRow("replica changes", stats.changes),
+            SummaryRow("flaps", stats.flaps, "reversals of direction"),
+            SummaryRow("flap period", _duration(stats.flap_period_s), "between scale-ups"),
         ]
         for reaction in summary.reactions:
             if reaction.workload != stats.workload:
                 continue
             label = f"{reaction.change} at {_duration(reaction.at)}"
             moved = "" if reaction.desired is None else f"spec → {reaction.desired}"
-            rows.append(TableRow(f"{label}: to desired", _duration(reaction.to_desired_s), moved))
+            rows.append(SummaryRow(f"{label}: to desired", _duration(reaction.to_desired_s), moved))
             rows.append(
-                TableRow(
+                SummaryRow(
                     f"{label}: to Ready capacity",
                     _duration(reaction.to_ready_s),
                     ""
@@ -485,48 +482,57 @@ def summary_table(summary: Summary) -> tuple[TableSection, ...]:
         if waiting is not None:
             reasons = sorted(waiting.by_reason.items(), key=lambda item: -item[1])
             note = "" if not reasons else reasons[0][0].split(": ", 1)[-1]
-            rows.append(TableRow("pod-seconds Pending", round(waiting.pod_seconds, 1), note))
-        sections.append(TableSection(f"Workload {_short(stats.workload)}", tuple(rows)))
+            rows.append(SummaryRow("pod-seconds Pending", f"{waiting.pod_seconds:,.1f}", note))
+        sections.append(SummarySection(f"Workload {_short(stats.workload)}", tuple(rows)))
     for pool in summary.pools:
         rows = [
-            TableRow("nodes added", pool.added),
-            TableRow("nodes removed", pool.removed),
-            TableRow("node-hours", round(pool.node_hours, 3)),
-            TableRow("dollars", f"${pool.dollars:,.2f}"),
+            SummaryRow("nodes added", pool.added),
+            SummaryRow("nodes removed", pool.removed),
+            SummaryRow("node-hours", f"{pool.node_hours:,.3f}"),
+            SummaryRow("dollars", f"${pool.dollars:,.2f}"),
         ]
         if pool.gpu_hours:
             rows += [
-                TableRow("GPU-hours allocated", round(pool.gpu_hours, 3)),
-                TableRow(
+                SummaryRow("GPU-hours allocated", f"{pool.gpu_hours:,.3f}"),
+                SummaryRow(
                     "GPU-hours idle",
-                    round(pool.idle_gpu_hours, 3),
+                    f"{pool.idle_gpu_hours:,.3f}",
                     "GPUs on nodes not held by a Ready pod",
                 ),
-                TableRow("idle dollars", f"${pool.idle_dollars:,.2f}"),
+                SummaryRow("idle dollars", f"${pool.idle_dollars:,.2f}"),
             ]
-        sections.append(TableSection(f"Pool {pool.pool}", tuple(rows)))
+        sections.append(SummarySection(f"Pool {pool.pool}", tuple(rows)))
     sections.append(
-        TableSection(
+        SummarySection(
             "Cost",
             (
-                TableRow("dollars", f"${summary.dollars:,.2f}", "node-hours × price"),
-                TableRow("idle GPU dollars", f"${summary.idle_dollars:,.2f}"),
+                SummaryRow("dollars", f"${summary.dollars:,.2f}", "node-hours × price"),
+                SummaryRow("idle GPU dollars", f"${summary.idle_dollars:,.2f}"),
             ),
         )
     )
     for req in summary.requests:
         target = "" if req.target_s is None else f"target {_duration(req.target_s)}"
         rows = [
-            TableRow("requests", req.total),
-            TableRow("served", req.served),
-            TableRow("late", req.late if req.target_s is not None else None, target),
-            TableRow("timed out", req.timed_out),
-            TableRow("dropped", req.dropped, "their replica went away"),
-            TableRow("unfinished", req.unfinished, "still in flight at the end"),
-            TableRow("latency p50", _duration(req.p50_s)),
-            TableRow("latency p90", _duration(req.p90_s)),
-            TableRow("latency p99", _duration(req.p99_s), target),
-            TableRow("latency max", _duration(req.max_s)),
+            SummaryRow("requests", req.total),
+            SummaryRow("served", req.served),
+            SummaryRow("late", req.late if req.target_s is not None else None, target),
+            SummaryRow("timed out", req.timed_out),
+            SummaryRow("dropped", req.dropped, "their replica went away"),
+            SummaryRow("unfinished", req.unfinished, "still in flight at the end"),
+            SummaryRow("latency p50", _duration(req.p50_s)),
+            SummaryRow("latency p90", _duration(req.p90_s)),
+            SummaryRow("latency p99", _duration(req.p99_s), target),
+            SummaryRow("latency max", _duration(req.max_s)),
         ]
-        sections.append(TableSection(f"Requests {_short(req.workload)}", tuple(rows)))
-    return tuple(sections)
+        sections.append(SummarySection(f"Requests {_short(req.workload)}", tuple(rows)))
+    return Summary(tuple(sections))
+
+
+def timeline_summary(timeline: Timeline, end: float) -> Summary:
+    """The summary table of any timeline up to ``end`` (requests excepted: a timeline holds
+    no request log); an empty table for a timeline without records."""
+    if not timeline.records:
+        return Summary(())
+    stats = summarize(timeline.records, until=end, pools=timeline.header.pools)
+    return summary_table(stats)

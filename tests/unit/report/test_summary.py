@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from gpuscale.report.summary import summarize
 from gpuscale.sim.requests import DROPPED, SERVED, TIMED_OUT, UNFINISHED, RequestLog
-from gpuscale.sim.summary import summarize
 from gpuscale.timeline import Decision, Record, WorkloadState
 
 W = "gpu/app"

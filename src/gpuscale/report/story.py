@@ -1,26 +1,28 @@
 """The key moments of a run, in words, read off its timeline. Pure.
 
+It reads only timeline records, so it lives with the report (it was ``gpuscale.sim.narrative``).
 ``gpuscale demo`` tells what happened in the tutorial and its fix as a short story:
 the load change, each rescale with the metric and target behind it, a pod waiting for a
 node and why, the cluster autoscaler's scale-up and its delay, the node turning Ready,
 the ready replicas catching up, a Pending pod deleted before its node came — and, when
 the replica count keeps cycling, one line for the cycle instead of every turn of it.
-Every line comes from a record's decisions and state; nothing is recomputed.
+Every line comes from a record's decisions and state; nothing is recomputed. An HPA rescale
+is told with the HPA's own arithmetic (:mod:`gpuscale.report.hpa`), the same words and
+numbers as the report's decisions table.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpuscale.kube import format_duration
+from gpuscale.report.hpa import hpa_step
 from gpuscale.timeline import Record
 
 __all__ = ["Moment", "key_moments", "when"]
-
-_METRIC = re.compile(r"external metric (\S+)")
 
 
 def when(t: float) -> str:
@@ -35,7 +37,8 @@ class Moment:
     t: float
     """When (seconds since the start of the run)."""
     text: str
-    """What happened, e.g. ``HPA 1→2: metric 160 / target 80``."""
+    """What happened, e.g. ``HPA 1→2: 160 / 1 replica = 160 per replica against a target of
+    80 per replica: ceil(1 × 160/80) = 2``."""
 
     def __str__(self) -> str:
         return f"{when(self.t)} {self.text}"
@@ -49,7 +52,6 @@ def key_moments(
     records: Sequence[Record],
     *,
     workload: str | None = None,
-    thresholds: Mapping[str, float] | None = None,
     cycles: int = 1,
 ) -> list[Moment]:
     """The moments of ``records`` worth telling, for one workload (the first by default).
@@ -58,7 +60,6 @@ def key_moments(
     complete cycles of a flapping replica count (a decrease, then an increase) are told;
     the rest is summed up in one line: how often it turned and its period.
     """
-    thresholds = thresholds or {}
     if not records or not records[0].workloads:
         return []
     name = workload or records[0].workloads[0].name
@@ -74,7 +75,7 @@ def key_moments(
     reached = False
     top = 0
     quiet_from: float | None = None
-    for record in records:
+    for index, record in enumerate(records):
         state = next((w for w in record.workloads if w.name == name), None)
         if state is None:
             continue
@@ -84,13 +85,9 @@ def key_moments(
                 texts.append(f"load: {d.detail}")
             elif d.controller == "hpa" and d.action == "scale":
                 before, after = _sizes(d.detail)
-                metric = _METRIC.search(d.detail)
-                value = None if metric is None else state.metrics.get(f"hpa:{metric.group(1)}")
-                target = None if metric is None else thresholds.get(f"hpa:{metric.group(1)}")
+                steps = hpa_step(records, index, d)
                 why = d.detail.split("; reason: ", 1)[-1].split(";", 1)[0]
-                numbers = (
-                    f"metric {value:g} / target {target:g}" if value is not None and target else why
-                )
+                numbers = "; ".join(step.arithmetic() for step in steps) or why
                 text = f"HPA {before}→{after}: {numbers}"
                 if after is not None and before is not None and after < before:
                     text += " (nothing higher left in its scale-down window)"
