@@ -40,7 +40,7 @@ from ruamel.yaml.resolver import BaseResolver
 from ruamel.yaml.tag import Tag
 
 from gpuscale.errors import ManifestError
-from gpuscale.manifests._model import KeyPath, Location, Manifest
+from gpuscale.manifests._model import KeyPath, Location, Manifest, format_path
 
 __all__ = ["PROFILE_NAMES", "STDIN", "YamlDocument", "load_text", "parse_yaml"]
 
@@ -309,7 +309,17 @@ class _Builder:
         if isinstance(node, ScalarNode) and node.style:
             start, end = node.start_mark, node.end_mark
             self.spans.append((start.line, start.column, end.line, end.column))
-        return _scalar(node)
+        try:
+            return _scalar(node)
+        except ValueError:
+            # Python refuses to read an integer of more than sys.get_int_max_str_digits()
+            # digits (4,300 by default), a guard against quadratic-time conversion.
+            raise ManifestError(
+                f"{format_path(path)}: a number of {len(str(node.value))} digits is too long "
+                "to read",
+                where=f"{self.source}:{node.start_mark.line + 1}",
+                fix="write a number of ordinary size",
+            ) from None
 
     def _collection(self, node: Node, path: KeyPath) -> Any:
         if isinstance(node, MappingNode):

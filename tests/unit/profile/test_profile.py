@@ -270,7 +270,7 @@ def test_models_are_frozen() -> None:
         ("workloads:\n  a: {concurrency: true}\n", 2, "concurrency: expected a whole", "1"),
         ("node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: false}\n", 2, "count", "1"),
         ("hpa:\n  tolerance: true\n", 2, "hpa.tolerance: expected a number, got true", "0.5"),
-        ("workloads:\n  a: {service_time: 0s}\n", 2, "must be greater than 0", "greater than 0"),
+        ("workloads:\n  a: {service_time: 0s}\n", 2, "must be longer than 0s", "longer than 0s"),
         ("workloads:\n  a: {requests_per_second: 0}\n", 2, "must be greater than 0", "than 0"),
         ("prometheus: 5\n", 1, "prometheus: must be a mapping (prometheus: {", "scrape_interval"),
         ("workloads: 5\n", 1, "workloads: must be a mapping of Deployment name", "web:"),
