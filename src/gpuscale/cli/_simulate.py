@@ -27,7 +27,6 @@ from gpuscale.sim.inputs import (
     build_inputs,
     gauges_of,
     needs_capacity,
-    profile_locator,
 )
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
@@ -40,27 +39,22 @@ _TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
 
 
 def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str, ProfileLocator]:
-    """The profile to use, where it came from, and where its keys are written: ``--profile``,
-    else a ``gpuscale.yaml`` in (or beside) the first manifest path that has one, else the
-    built-in defaults."""
+    """The profile to use, where it came from, and where its keys are written
+    (:meth:`Profile.where`): ``--profile``, else a ``gpuscale.yaml`` in (or beside) the
+    first manifest path that has one, else the built-in defaults."""
     if given is not None:
-        return read_profile(given), str(given), _locator(given)
+        chosen = read_profile(given)
+        return chosen, str(given), chosen.where
     for path in manifests:
         folder = path if path.is_dir() else path.parent
         for name in PROFILE_NAMES:
             candidate = folder / name
             if candidate.is_file():
-                return read_profile(candidate), str(candidate), _locator(candidate)
+                chosen = read_profile(candidate)
+                return chosen, str(candidate), chosen.where
     source = "defaults (no gpuscale.yaml found)"
-    return Profile.default(), source, profile_locator(None, source)
-
-
-def _locator(path: Path) -> ProfileLocator:
-    try:
-        text: str | None = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = None
-    return profile_locator(text, str(path))
+    chosen = Profile.default().located({}, source)
+    return chosen, source, chosen.where
 
 
 def _duration(text: str, option: str) -> float:
