@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpuscale.cli._profile_input import DEFAULTS_SOURCE, optional_profile
 from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.errors import InputError
-from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_trace
-from gpuscale.manifests import PROFILE_NAMES
+from gpuscale.inputs import read_manifests, read_scenario, read_trace
 from gpuscale.profile import Profile
 from gpuscale.report import write_report
 from gpuscale.sim.inputs import (
@@ -39,22 +39,10 @@ _TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
 
 
 def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str, ProfileLocator]:
-    """The profile to use, where it came from, and where its keys are written
-    (:meth:`Profile.where`): ``--profile``, else a ``gpuscale.yaml`` in (or beside) the
-    first manifest path that has one, else the built-in defaults."""
-    if given is not None:
-        chosen = read_profile(given)
-        return chosen, str(given), chosen.where
-    for path in manifests:
-        folder = path if path.is_dir() else path.parent
-        for name in PROFILE_NAMES:
-            candidate = folder / name
-            if candidate.is_file():
-                chosen = read_profile(candidate)
-                return chosen, str(candidate), chosen.where
-    source = "defaults (no gpuscale.yaml found)"
-    chosen = Profile.default().located({}, source)
-    return chosen, source, chosen.where
+    """The profile to use (the one rule of :mod:`gpuscale.cli._profile_input`), where it
+    came from, and where its keys are written (:meth:`Profile.where`)."""
+    chosen, source = optional_profile(given, manifests)
+    return chosen, source or DEFAULTS_SOURCE, chosen.where
 
 
 def _duration(text: str, option: str) -> float:
