@@ -123,7 +123,9 @@ def cluster_spec_from_profile(profile: Profile, *, source: str = "gpuscale.yaml"
     problem = profile.creation_problem()
     if problem is not None:
         path, message, fix = problem
-        raise ProfileError(message, where=f"{source}: node_pools", fix=fix, key_path=path)
+        located = profile.line_of(path)
+        where = str(located) if located is not None else f"{source}: node_pools"
+        raise ProfileError(message, where=where, fix=fix, key_path=path)
     return ClusterSpec(
         name=cluster.name,
         region=cluster.region,

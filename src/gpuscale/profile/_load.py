@@ -137,6 +137,12 @@ def _convert(
             f"{name}: must be {bound}, got {_shown(error.get('input'))}",
             f"write a duration {bound}, such as 30s or 5m",
         )
+    if kind in ("float_type", "float_parsing") and _is_duration(path):
+        return (
+            where,
+            f"{name}: expected a duration such as 30s or 5m, got {_shown(error.get('input'))}",
+            "write a duration such as 30s, 5m or 1h30m",
+        )
     message = str(error["msg"])
     for pydantic_word, ours in (("a valid tuple", "a list"), ("a valid dictionary", "a mapping")):
         message = message.replace(pydantic_word, ours)
@@ -145,7 +151,13 @@ def _convert(
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
     given = error.get("input")
-    shown = "" if isinstance(given, dict | list) or repr(given) in message else f" (got {given!r})"
+    if isinstance(given, dict):
+        shown = " (got a mapping)"
+    elif isinstance(given, list | tuple):
+        shown = " (got a list)"
+    else:
+        written = str(given).lower() if isinstance(given, bool) else repr(given)
+        shown = "" if written in message else f" (got {given!r})"
     if " — " in message:
         message, fix = message.split(" — ", 1)
         shown = ""
@@ -155,6 +167,8 @@ def _convert(
 
 
 def _fix_for(kind: str, message: str, name: str) -> str:
+    if kind in ("bool_type", "bool_parsing"):
+        return "write true or false"
     if kind == "literal_error" and message.startswith("must be "):
         return "write " + message[len("must be ") :]
     if "duration" in message:
@@ -170,6 +184,8 @@ def _fix_for(kind: str, message: str, name: str) -> str:
 
 
 def _shown(given: Any) -> str:
+    if isinstance(given, dict):
+        return "a mapping"
     return "a list" if isinstance(given, list | tuple) else repr(given)
 
 

@@ -60,7 +60,8 @@ def _seconds(value: Any) -> Any:
     if isinstance(value, str | int | float) and not isinstance(value, bool):
         return parse_duration(value)
     if isinstance(value, bool):
-        raise ValueError(f"expected a duration such as 30s or 5m, got {value!r}")
+        word = "true" if value else "false"
+        raise ValueError(f"expected a duration such as 30s or 5m, got {word}")
     return value
 
 
@@ -612,16 +613,17 @@ class Profile(_Model):
             ]
         return data
 
-    @model_validator(mode="after")
-    def _unique_pools(self) -> Profile:
+    @field_validator("node_pools", mode="after")
+    @classmethod
+    def _unique_pools(cls, pools: tuple[NodePool, ...]) -> tuple[NodePool, ...]:
         seen: set[str] = set()
-        for pool in self.node_pools:
+        for pool in pools:
             if pool.name in seen:
                 raise ValueError(
                     f"two node pools are called {pool.name!r} — give each pool its own name"
                 )
             seen.add(pool.name)
-        return self
+        return pools
 
     @classmethod
     def default(cls) -> Profile:
