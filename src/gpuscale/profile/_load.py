@@ -157,7 +157,7 @@ def _convert(
         shown = " (got a list)"
     else:
         written = str(given).lower() if isinstance(given, bool) else repr(given)
-        shown = "" if written in message else f" (got {given!r})"
+        shown = "" if written in message else f" (got {_brief(given)})"
     if " — " in message:
         message, fix = message.split(" — ", 1)
         shown = ""
@@ -183,10 +183,16 @@ def _fix_for(kind: str, message: str, name: str) -> str:
     return f"change {name}"
 
 
+def _brief(given: Any) -> str:
+    """``given`` as the message shows it: its repr, cut to 40 characters."""
+    text = repr(given)
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
+
+
 def _shown(given: Any) -> str:
     if isinstance(given, dict):
         return "a mapping"
-    return "a list" if isinstance(given, list | tuple) else repr(given)
+    return "a list" if isinstance(given, list | tuple) else _brief(given)
 
 
 def _mapping_wanted(path: KeyPath, given: Any) -> tuple[str, str]:

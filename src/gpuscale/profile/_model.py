@@ -58,7 +58,13 @@ _GPU_RESOURCE = {"amd": "amd.com/gpu", "nvidia": "nvidia.com/gpu"}
 
 def _seconds(value: Any) -> Any:
     if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return parse_duration(value)
+        try:
+            return parse_duration(value)
+        except OverflowError:
+            raise ValueError(
+                f"expected a duration such as 30s or 5m, got a number of {len(str(value))} "
+                "digits, beyond any clock"
+            ) from None
     if isinstance(value, bool):
         word = "true" if value else "false"
         raise ValueError(f"expected a duration such as 30s or 5m, got {word}")
@@ -129,7 +135,12 @@ ReleaseName = Annotated[str, _kubernetes_name(53)]
 
 def _bytes(value: Any) -> Any:
     if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return parse_quantity(value)
+        try:
+            return parse_quantity(value)
+        except OverflowError:
+            raise ValueError(
+                f"expected a quantity such as 8Gi, got a number of {len(str(value))} digits"
+            ) from None
     return value
 
 
