@@ -3,6 +3,7 @@ command that reads manifests follows it."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -77,3 +78,21 @@ def test_the_commands_that_read_manifests_pass_them_to_the_rule(command: str) ->
     assert "optional_profile(" in source
     call = source[source.index("optional_profile(", source.index("def ")) :].split(")", 1)[0]
     assert "," in call, f"{command} calls optional_profile without its manifests: {call}"
+
+
+def test_lint_of_an_init_scaffold_finds_its_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``gpuscale init DIR`` then ``gpuscale lint DIR/manifests``, no --profile: the
+    profile rule runs (it needs the profile), as it would with --profile DIR/gpuscale.yaml."""
+    from gpuscale.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "DIR"]) == 0
+    capsys.readouterr()
+    select = ["--select", "max-exceeds-gpu-capacity", "-o", "json"]
+    main(["lint", "DIR/manifests", *select])
+    found = capsys.readouterr().out
+    main(["lint", "DIR/manifests", "--profile", "DIR/gpuscale.yaml", *select])
+    assert found == capsys.readouterr().out
+    assert json.loads(found)["notRun"] == [], "without the profile the rule would not run"
