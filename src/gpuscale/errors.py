@@ -66,7 +66,23 @@ class ManifestError(InputError):
 
 
 class ProfileError(InputError):
-    """The profile (gpuscale.yaml) cannot be read or does not validate."""
+    """The profile (gpuscale.yaml) cannot be read or does not validate.
+
+    ``key_path`` is the key the problem is about, as a path into the profile
+    (``("node_pools", 0, "max_nodes")``; empty for the file as a whole), so a caller can
+    act on the key without parsing ``where`` or the message back.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        where: str | None = None,
+        fix: str | None = None,
+        key_path: tuple[str | int, ...] = (),
+    ) -> None:
+        self.key_path = key_path
+        super().__init__(message, where=where, fix=fix)
 
 
 class RetryableError(GpuscaleError):

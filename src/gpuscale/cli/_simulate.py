@@ -21,11 +21,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpuscale.cli._profile_input import DEFAULTS_SOURCE, optional_profile
 from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
 from gpuscale.errors import InputError
-from gpuscale.inputs import read_manifests, read_profile, read_scenario, read_trace
+from gpuscale.inputs import read_manifests, read_scenario, read_trace
 from gpuscale.kube import format_duration, parse_duration
-from gpuscale.manifests import DEFAULT_KUBE_VERSION, PROFILE_NAMES, ManifestSet, validate_or_raise
+from gpuscale.manifests import DEFAULT_KUBE_VERSION, ManifestSet, validate_or_raise
 from gpuscale.manifests.names import check_namespace_flag
 from gpuscale.profile import Profile
 from gpuscale.promql import check_query_text
@@ -37,7 +38,6 @@ from gpuscale.sim.inputs import (
     build_inputs,
     gauges_of,
     needs_capacity,
-    profile_locator,
     selected_metric_names,
 )
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
@@ -50,27 +50,10 @@ _TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
 
 
 def find_profile(manifests: list[Path], given: Path | None) -> tuple[Profile, str, ProfileLocator]:
-    """The profile to use, where it came from, and where its keys are written: ``--profile``,
-    else a ``gpuscale.yaml`` in (or beside) the first manifest path that has one, else the
-    built-in defaults."""
-    if given is not None:
-        return read_profile(given), str(given), _locator(given)
-    for path in manifests:
-        folder = path if path.is_dir() else path.parent
-        for name in PROFILE_NAMES:
-            candidate = folder / name
-            if candidate.is_file():
-                return read_profile(candidate), str(candidate), _locator(candidate)
-    source = "defaults (no gpuscale.yaml found)"
-    return Profile.default(), source, profile_locator(None, source)
-
-
-def _locator(path: Path) -> ProfileLocator:
-    try:
-        text: str | None = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = None
-    return profile_locator(text, str(path))
+    """The profile to use (the one rule of :mod:`gpuscale.cli._profile_input`), where it
+    came from, and where its keys are written (:meth:`Profile.where`)."""
+    chosen, source = optional_profile(given, manifests)
+    return chosen, source or DEFAULTS_SOURCE, chosen.where
 
 
 def _kube_version(profile: Profile) -> str:

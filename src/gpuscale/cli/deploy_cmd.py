@@ -123,7 +123,10 @@ def deploy_command(
     ] = False,
     profile: Annotated[
         Path | None,
-        profile_option("cluster.version picks the schemas; default ./gpuscale.yaml if it exists"),
+        profile_option(
+            "cluster.version picks the schemas; default: gpuscale.yaml beside the manifests "
+            "(or one level up), else ./gpuscale.yaml if it exists"
+        ),
     ] = None,
     output: OutputOption = "text",
     kubeconfig: KubeconfigOption = None,
@@ -138,7 +141,7 @@ def deploy_command(
         )
     check_output(output)
     manifest_set = read_manifests(manifests, stdin=sys.stdin)
-    loaded, profile_file = optional_profile(profile)
+    loaded, profile_file = optional_profile(profile, manifests)
     lint_profile = loaded if profile_file is not None else None
     if dry_run == "client":
         from gpuscale.live.kube import context_namespace  # noqa: PLC0415 - see module doc

@@ -1,8 +1,9 @@
 """``gpuscale install``: kube-prometheus-stack and KEDA with Helm, idempotently.
 
-``--dry-run`` prints the helm commands and the values files and runs nothing (no helm
-needed). A real run needs ``helm`` on PATH and a kubeconfig helm can use; helm's output
-goes to stderr, the summary to stdout. The Helm module (and the profile it reads) is
+``--dry-run`` prints the chart versions it would install, the helm commands and the
+values files, and runs nothing (no helm needed). A real run needs ``helm`` on PATH and a
+kubeconfig helm can use; the chart versions and helm's output go to stderr, the summary
+to stdout. The Helm module (and the profile it reads) is
 imported when the command runs, not for ``--help``.
 """
 
@@ -49,6 +50,7 @@ def install_command(
     """Install kube-prometheus-stack and KEDA (helm upgrade --install --wait)."""
     from gpuscale.live.helm import (  # noqa: PLC0415 - see module doc
         HelmRunner,
+        chart_versions,
         find_helm,
         install_plan,
         install_summary,
@@ -63,6 +65,7 @@ def install_command(
     spec = replace(spec, timeout=f"{int(seconds)}s")
     commands = install_plan(spec, kube_context=context, kubeconfig=kubeconfig)
     if dry_run:
+        typer.echo(f"# {chart_versions(spec)}")
         for number, command in enumerate(commands, start=1):
             typer.echo(f"# {number}. {command.note}")
             typer.echo(command.shell())
@@ -73,6 +76,7 @@ def install_command(
         return
     helm = find_helm()
     _check_kubeconfig(kubeconfig, context)
+    print(f"gpuscale: note: {chart_versions(spec)}", file=sys.stderr)
     runner = HelmRunner(helm, on_output=lambda line: print(line, file=sys.stderr))
     runner.run_all(commands)
     for line in install_summary(spec):

@@ -3,8 +3,9 @@
 The command is the I/O edge of :mod:`gpuscale.lint`: it loads the manifests with
 :func:`gpuscale.inputs.read_manifests` (files, directories searched for ``*.yaml`` and
 ``*.yml`` with the profile ``gpuscale.yaml`` skipped, and ``-`` for standard input), the
-profile as ``deploy``, ``verify``, ``install`` and ``watch`` do (``--profile``, else
-``./gpuscale.yaml`` when it exists, else none), calls :func:`gpuscale.lint.run_lint` with
+profile by the rule every command shares (:mod:`gpuscale.cli._profile_input`:
+``--profile``, else a ``gpuscale.yaml`` beside the manifests or one level up, else
+``./gpuscale.yaml``, else none), calls :func:`gpuscale.lint.run_lint` with
 schema validation on, and prints the report as text, JSON or SARIF. Exit codes: 0 when no
 finding is at or above ``--fail-on`` (default ``error``), 1 when one is, 2 for usage or
 input errors (a bad flag, a missing file, a manifest or profile that does not parse, no
@@ -54,7 +55,8 @@ class LintArgs:
     """Files, directories (searched recursively for *.yaml and *.yml) or ``-``."""
     profile: Path | None = None
     """``--profile``: gpuscale.yaml, for node pools, Prometheus release and timings;
-    ``None``: ``./gpuscale.yaml`` when it exists, else no profile."""
+    ``None``: found by :func:`gpuscale.cli._profile_input.find_profile_file`, else no
+    profile."""
     namespace: str = DEFAULT_NAMESPACE
     """``--namespace``: where objects without a namespace go (as ``kubectl apply -n``)."""
     output: OutputFormat = OutputFormat.TEXT
@@ -111,7 +113,7 @@ def execute(args: LintArgs, *, stdin: TextIO, stdout: TextIO, cwd: PurePath) -> 
         namespace=args.namespace,
         validate=True,
     )
-    loaded, profile_file = optional_profile(args.profile)
+    loaded, profile_file = optional_profile(args.profile, args.paths)
     profile = loaded if profile_file is not None else None
     manifests = read_manifests(args.paths, stdin=stdin)
     if not manifests:
@@ -193,8 +195,8 @@ def lint(  # noqa: PLR0917 - one parameter per command-line option
         typer.Option(
             "--profile",
             metavar="FILE",
-            help="gpuscale.yaml: node pools, Prometheus, timings; default ./gpuscale.yaml if "
-            "it exists.",
+            help="gpuscale.yaml: node pools, Prometheus, timings; default: the one beside the "
+            "manifests (or one level up), else ./gpuscale.yaml if it exists.",
         ),
     ] = None,
     namespace: Annotated[

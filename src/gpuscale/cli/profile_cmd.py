@@ -43,9 +43,17 @@ def check(
       gpuscale profile check gpuscale.yaml
       gpuscale profile check examples/tutorial/gpuscale.yaml
     """
+    from gpuscale.errors import ProfileError  # noqa: PLC0415 - see module doc
     from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
+    from gpuscale.manifests import format_path  # noqa: PLC0415 - see module doc
 
     profile = read_profile(file)
+    problem = profile.creation_problem()
+    if problem is not None:
+        path, message, fix = problem
+        raise ProfileError(
+            f"{format_path(path)}: {message}", where=profile.where(path), fix=fix, key_path=path
+        )
     gpu = sum(1 for pool in profile.node_pools if pool.gpu != "none")
     sys.stdout.write(
         f"{file}: ok ({profile.cluster.provider}, {len(profile.node_pools)} node pools of which "

@@ -36,7 +36,8 @@ def simulate_command(
             "--profile",
             "-p",
             metavar="FILE",
-            help="gpuscale.yaml (default: the one beside the manifests, else the defaults).",
+            help="gpuscale.yaml (default: the one beside the manifests or one level up, else "
+            "./gpuscale.yaml, else the defaults).",
             show_default=False,
         ),
     ] = None,

@@ -78,7 +78,10 @@ def verify_command(
     ] = None,
     profile: Annotated[
         Path | None,
-        profile_option("node pools, KEDA's namespace; default ./gpuscale.yaml if it exists"),
+        profile_option(
+            "node pools, KEDA's namespace; default: gpuscale.yaml beside the manifests (or "
+            "one level up), else ./gpuscale.yaml if it exists"
+        ),
     ] = None,
     output: OutputOption = "text",
     token_file: Annotated[
@@ -101,7 +104,7 @@ def verify_command(
 
     check_output(output)
     manifest_set = read_manifests(manifests, stdin=sys.stdin)
-    loaded, source = optional_profile(profile)
+    loaded, source = optional_profile(profile, manifests)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     kube = Kube(api, target)
     facts = gather(

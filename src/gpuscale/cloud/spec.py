@@ -103,7 +103,8 @@ def cluster_spec_from_profile(profile: Profile, *, source: str = "gpuscale.yaml"
     """The :class:`ClusterSpec` of a loaded profile (:func:`gpuscale.inputs.read_profile`).
 
     The profile has already been validated; this only refuses what DigitalOcean cannot
-    make (a provider other than ``doks``, no node pools), naming ``source`` and the key.
+    make (a provider other than ``doks``, no node pools, every pool starting with 0
+    nodes: :meth:`Profile.creation_problem`), naming ``source`` and the key.
     """
     cluster = profile.cluster
     if cluster.provider != "doks":
@@ -119,6 +120,12 @@ def cluster_spec_from_profile(profile: Profile, *, source: str = "gpuscale.yaml"
             where=f"{source}: node_pools",
             fix="list at least one pool with name, size and max_nodes or count",
         )
+    problem = profile.creation_problem()
+    if problem is not None:
+        path, message, fix = problem
+        located = profile.line_of(path)
+        where = str(located) if located is not None else f"{source}: node_pools"
+        raise ProfileError(message, where=where, fix=fix, key_path=path)
     return ClusterSpec(
         name=cluster.name,
         region=cluster.region,

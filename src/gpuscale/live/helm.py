@@ -45,7 +45,7 @@ from ruamel.yaml import YAML
 from gpuscale._redact import child_environment, redact
 from gpuscale.errors import InputError, UnavailableError
 from gpuscale.kube import format_duration
-from gpuscale.profile import Profile
+from gpuscale.profile import KEDA_CHART, KUBE_PROMETHEUS_STACK_CHART, Profile
 
 __all__ = [
     "HELM_INSTALL_FIX",
@@ -55,6 +55,7 @@ __all__ = [
     "HelmRunner",
     "InstallSpec",
     "Runner",
+    "chart_versions",
     "find_helm",
     "install_plan",
     "install_spec_from_profile",
@@ -83,8 +84,9 @@ class InstallSpec:
     prometheus_namespace: str = "monitoring"
     """Namespace for kube-prometheus-stack; the Prometheus URL is
     ``http://prometheus-operated.<namespace>.svc.cluster.local:9090``."""
-    prometheus_chart_version: str | None = None
-    """Pin the kube-prometheus-stack chart version; None installs the newest."""
+    prometheus_chart_version: str | None = KUBE_PROMETHEUS_STACK_CHART
+    """The kube-prometheus-stack chart version or constraint (``helm --version``); default
+    the 88.5 series gpuscale's values were checked against; None installs the newest."""
     scrape_interval: str | None = None
     """Prometheus' global scrape interval (``30s``); None keeps the operator's default (30s).
     From the profile it is always set (``prometheus.scrape_interval``, default 30s)."""
@@ -97,8 +99,9 @@ class InstallSpec:
     """Helm release name of KEDA."""
     keda_namespace: str = "keda"
     """Namespace for KEDA."""
-    keda_chart_version: str | None = None
-    """Pin the KEDA chart version; None installs the newest."""
+    keda_chart_version: str | None = KEDA_CHART
+    """The KEDA chart version or constraint (``helm --version``); default the 2.20 series
+    gpuscale's values and KEDA model were checked against; None installs the newest."""
     timeout: str = "10m"
     """How long ``helm --wait`` waits for each release to become ready."""
 
@@ -141,6 +144,31 @@ def install_spec_from_profile(profile: Profile) -> InstallSpec:
         keda_release=profile.keda.release,
         keda_namespace=profile.keda.namespace,
         keda_chart_version=profile.keda.chart_version,
+    )
+
+
+def chart_versions(spec: InstallSpec) -> str:
+    """Which chart versions ``spec`` installs, in one line, saying when one is not
+    gpuscale's default (``prometheus.chart_version``/``keda.chart_version`` in the
+    profile) or not pinned at all."""
+
+    def one(chart: str, version: str | None, default: str, key: str) -> str:
+        if version is None:
+            return f"{chart} newest (unpinned: {key} is null)"
+        if version == default:
+            return f"{chart} {version} (the series gpuscale was checked against)"
+        return f"{chart} {version} (from {key}; gpuscale was checked against {default})"
+
+    return "chart versions: " + "; ".join(
+        (
+            one(
+                "kube-prometheus-stack",
+                spec.prometheus_chart_version,
+                KUBE_PROMETHEUS_STACK_CHART,
+                "prometheus.chart_version",
+            ),
+            one("keda", spec.keda_chart_version, KEDA_CHART, "keda.chart_version"),
+        )
     )
 
 

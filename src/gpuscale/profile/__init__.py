@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from gpuscale.profile._load import load_profile_text
     from gpuscale.profile._model import (
+        KEDA_CHART,
+        KUBE_PROMETHEUS_STACK_CHART,
         AutoscalerSpec,
         CatalogueEntry,
         ClusterSpec,
@@ -55,6 +57,8 @@ else:
         {
             "gpuscale.profile._load": ("load_profile_text",),
             "gpuscale.profile._model": (
+                "KEDA_CHART",
+                "KUBE_PROMETHEUS_STACK_CHART",
                 "AutoscalerSpec",
                 "CatalogueEntry",
                 "ClusterSpec",
@@ -79,6 +83,8 @@ else:
 __all__ = [
     "CATALOGUE",
     "DOKS_LABEL_DOMAIN",
+    "KEDA_CHART",
+    "KUBE_PROMETHEUS_STACK_CHART",
     "PRICES_READ",
     "AutoscalerSpec",
     "CatalogueEntry",

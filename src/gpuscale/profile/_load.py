@@ -20,7 +20,7 @@ from pydantic_core import ErrorDetails
 
 from gpuscale.errors import ManifestError, ProfileError
 from gpuscale.manifests import KeyPath, Location, format_path, parse_yaml
-from gpuscale.profile._model import Profile
+from gpuscale.profile._model import Profile, _admits, _seconds
 
 __all__ = ["load_profile_text"]
 
@@ -40,7 +40,7 @@ def load_profile_text(text: str, source: str) -> Profile:
             fix="remove the extra --- documents",
         )
     if not documents:
-        return Profile.default()
+        return Profile.default().located({}, source)
     document = documents[0]
     if not isinstance(document.body, dict):
         raise ProfileError(
@@ -49,9 +49,10 @@ def load_profile_text(text: str, source: str) -> Profile:
             fix="start with e.g. cluster: {provider: doks}",
         )
     try:
-        return Profile.model_validate(document.body)
+        profile = Profile.model_validate(document.body)
     except ValidationError as exc:
         raise _first_error(exc, document.body, document.positions, document.start) from None
+    return profile.located(document.positions, source)
 
 
 def _first_error(
@@ -60,13 +61,20 @@ def _first_error(
     positions: Mapping[KeyPath, Location],
     start: Location,
 ) -> ProfileError:
-    converted = list(dict.fromkeys(_convert(e, body, positions, start) for e in exc.errors()))
-    converted.sort(key=lambda item: (item[0].line, item[0].column))
-    where, message, fix = converted[0]
-    more = len(converted) - 1
+    converted: dict[tuple[Location, str, str], KeyPath] = {}
+    for error in exc.errors():
+        found = _convert(error, body, positions, start)
+        converted.setdefault(found, _key_path(error))
+    ordered = sorted(converted, key=lambda item: (item[0].line, item[0].column))
+    where, message, fix = ordered[0]
+    more = len(ordered) - 1
     if more:
         message += f" (and {more} more problem{'s' if more > 1 else ''})"
-    return ProfileError(message, where=str(where), fix=fix)
+    return ProfileError(message, where=str(where), fix=fix, key_path=converted[ordered[0]])
+
+
+def _key_path(error: ErrorDetails) -> KeyPath:
+    return tuple(part for part in error["loc"] if isinstance(part, str | int))
 
 
 def _locate(path: KeyPath, positions: Mapping[KeyPath, Location], start: Location) -> Location:
@@ -84,7 +92,7 @@ def _convert(
     positions: Mapping[KeyPath, Location],
     start: Location,
 ) -> tuple[Location, str, str]:
-    path: KeyPath = tuple(part for part in error["loc"] if isinstance(part, str | int))
+    path = _key_path(error)
     kind = error["type"]
     where = _locate(path, positions, start)
     name = format_path(path)
@@ -122,6 +130,19 @@ def _convert(
             f"{_shown(error.get('input'))}",
             "write e.g. workloads: {web: {startup_time: 2m, concurrency: 4}}",
         )
+    if kind in ("greater_than", "greater_than_equal") and _is_duration(path):
+        bound = "longer than 0s" if kind == "greater_than" else "0s or longer"
+        return (
+            where,
+            f"{name}: must be {bound}, got {_shown(error.get('input'))}",
+            f"write a duration {bound}, such as 30s or 5m",
+        )
+    if kind in ("float_type", "float_parsing") and _is_duration(path):
+        return (
+            where,
+            f"{name}: expected a duration such as 30s or 5m, got {_shown(error.get('input'))}",
+            "write a duration such as 30s, 5m or 1h30m",
+        )
     message = str(error["msg"])
     for pydantic_word, ours in (("a valid tuple", "a list"), ("a valid dictionary", "a mapping")):
         message = message.replace(pydantic_word, ours)
@@ -130,7 +151,13 @@ def _convert(
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
     given = error.get("input")
-    shown = "" if isinstance(given, dict | list) or repr(given) in message else f" (got {given!r})"
+    if isinstance(given, dict):
+        shown = " (got a mapping)"
+    elif isinstance(given, list | tuple):
+        shown = " (got a list)"
+    else:
+        written = str(given).lower() if isinstance(given, bool) else repr(given)
+        shown = "" if written in message else f" (got {_brief(given)})"
     if " — " in message:
         message, fix = message.split(" — ", 1)
         shown = ""
@@ -140,6 +167,10 @@ def _convert(
 
 
 def _fix_for(kind: str, message: str, name: str) -> str:
+    if kind in ("bool_type", "bool_parsing"):
+        return "write true or false"
+    if kind == "literal_error" and message.startswith("must be "):
+        return "write " + message[len("must be ") :]
     if "duration" in message:
         return "write a duration such as 30s, 5m or 1h30m"
     if "quantity" in message:
@@ -152,8 +183,16 @@ def _fix_for(kind: str, message: str, name: str) -> str:
     return f"change {name}"
 
 
+def _brief(given: Any) -> str:
+    """``given`` as the message shows it: its repr, cut to 40 characters."""
+    text = repr(given)
+    return text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
+
+
 def _shown(given: Any) -> str:
-    return "a list" if isinstance(given, list | tuple) else repr(given)
+    if isinstance(given, dict):
+        return "a mapping"
+    return "a list" if isinstance(given, list | tuple) else _brief(given)
 
 
 def _mapping_wanted(path: KeyPath, given: Any) -> tuple[str, str]:
@@ -185,15 +224,33 @@ def _value(body: Any, path: KeyPath) -> Any:
     return node
 
 
-def _fields_at(path: KeyPath) -> list[str]:
-    """Field names of the model found at ``path`` inside :class:`Profile`."""
+def _is_duration(path: KeyPath) -> bool:
+    """Whether the field at ``path`` holds a duration (``Delay``/``Period``)."""
+    if not path or not isinstance(path[-1], str):
+        return False
+    parent = _model_at(path[:-1])
+    field = parent.model_fields.get(path[-1]) if parent is not None else None
+    if field is None:
+        return False
+    return _admits(field.annotation, _seconds) or any(
+        getattr(m, "func", None) is _seconds for m in field.metadata
+    )
+
+
+def _model_at(path: KeyPath) -> type[BaseModel] | None:
     model: type[BaseModel] | None = Profile
     for part in path:
         if model is None:
-            return []
+            return None
         if isinstance(part, int) or part not in model.model_fields:
             continue
         model = _model_in(model.model_fields[part].annotation)
+    return model
+
+
+def _fields_at(path: KeyPath) -> list[str]:
+    """Field names of the model found at ``path`` inside :class:`Profile`."""
+    model = _model_at(path)
     return list(model.model_fields) if model is not None else []
 
 

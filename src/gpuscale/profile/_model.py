@@ -26,6 +26,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    PrivateAttr,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -33,10 +34,13 @@ from pydantic import (
 
 from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.kube import Taint, format_duration, parse_duration, parse_quantity
+from gpuscale.manifests import KeyPath, Location
 from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
 
 __all__ = [
     "DOKS_LABEL_DOMAIN",
+    "KEDA_CHART",
+    "KUBE_PROMETHEUS_STACK_CHART",
     "AutoscalerSpec",
     "CatalogueEntry",
     "ClusterSpec",
@@ -54,9 +58,16 @@ _GPU_RESOURCE = {"amd": "amd.com/gpu", "nvidia": "nvidia.com/gpu"}
 
 def _seconds(value: Any) -> Any:
     if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return parse_duration(value)
+        try:
+            return parse_duration(value)
+        except OverflowError:
+            raise ValueError(
+                f"expected a duration such as 30s or 5m, got a number of {len(str(value))} "
+                "digits, beyond any clock"
+            ) from None
     if isinstance(value, bool):
-        raise ValueError(f"expected a duration such as 30s or 5m, got {value!r}")
+        word = "true" if value else "false"
+        raise ValueError(f"expected a duration such as 30s or 5m, got {word}")
     return value
 
 
@@ -71,6 +82,34 @@ def _version_text(value: Any) -> Any:
 
 VersionText = Annotated[str, BeforeValidator(_version_text)]
 """A version written as text; an unquoted ``1.20`` (a YAML number) is refused."""
+
+KUBE_PROMETHEUS_STACK_CHART = "88.5.x"
+"""The kube-prometheus-stack chart versions ``gpuscale install`` takes by default: the
+88.5 series, whose ``values.yaml`` the values gpuscale sets were checked against (88.5.3;
+``prometheus.prometheusSpec.serviceMonitorSelectorNilUsesHelmValues``, ``scrapeInterval``).
+A Helm ``--version`` constraint: any 88.5 patch release, never 88.6 or 89."""
+
+KEDA_CHART = "2.20.x"
+"""The KEDA chart versions ``gpuscale install`` takes by default: the 2.20 series, whose
+``values.yaml`` (``crds.install``, ``prometheus.operator``/``metricServer``
+``serviceMonitor.enabled``) and whose KEDA (kedacore/keda v2.20, which
+:mod:`gpuscale.controllers.keda` models) gpuscale was checked against."""
+
+_CHART_CONSTRAINT = re.compile(r"[0-9A-Za-z.*^~<>=!,| +-]*[0-9][0-9A-Za-z.*^~<>=!,| +-]*")
+
+
+def _chart_constraint(value: str) -> str:
+    if not _CHART_CONSTRAINT.fullmatch(value.strip()):
+        raise ValueError(
+            f"{value!r} is not a chart version or version constraint — write a version such "
+            'as "88.5.3", or a constraint such as "88.5.x" or "~2.20.0"'
+        )
+    return value.strip()
+
+
+ChartVersion = Annotated[VersionText, AfterValidator(_chart_constraint)]
+"""A chart version or a Helm ``--version`` constraint (Masterminds semver: ``88.5.3``,
+``88.5.x``, ``~2.20.0``, ``>=2.19, <2.21``), passed to ``helm upgrade --version``."""
 
 
 def _kubernetes_name(limit: int) -> Any:
@@ -96,7 +135,12 @@ ReleaseName = Annotated[str, _kubernetes_name(53)]
 
 def _bytes(value: Any) -> Any:
     if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return parse_quantity(value)
+        try:
+            return parse_quantity(value)
+        except OverflowError:
+            raise ValueError(
+                f"expected a quantity such as 8Gi, got a number of {len(str(value))} digits"
+            ) from None
     return value
 
 
@@ -107,13 +151,35 @@ def _format_bytes(value: float) -> str:
     return f"{value:g}"
 
 
-Duration = Annotated[
+Delay = Annotated[
     float,
     BeforeValidator(_seconds),
     PlainSerializer(format_duration, return_type=str, when_used="json"),
     Field(ge=0),
 ]
-"""Seconds, written as ``30s``, ``5m``, ``1h30m``, ``250ms`` or a bare number of seconds."""
+"""A time to wait, 0 allowed (no wait): seconds, written as ``30s``, ``5m``, ``1h30m``,
+``250ms`` or a bare number of seconds."""
+
+Period = Annotated[
+    float,
+    BeforeValidator(_seconds),
+    PlainSerializer(format_duration, return_type=str, when_used="json"),
+    Field(gt=0),
+]
+"""A time that something repeats at or divides by (a scrape interval, a sync period, a
+look-back window, a timeout): more than 0, written as a :data:`Delay` is. A zero period
+would mean a loop without end or a division by zero in the models."""
+
+NodeCount = Annotated[int, Field(ge=0, le=1000)]
+"""A number of nodes. At most 1,000: far above any DigitalOcean account's Droplet limit
+(25 by default, which also caps an autoscaled pool), and a bound that keeps a simulated
+cluster finite."""
+
+Price = Annotated[float, Field(ge=0)]
+"""US dollars per hour, a finite number, 0 allowed (a free or already paid machine)."""
+
+GpuCount = Annotated[int, Field(ge=0, le=64)]
+"""GPUs per node: the largest machines offer 8 or 16; 64 is a bound, not a catalogue."""
 
 Memory = Annotated[
     float,
@@ -136,8 +202,14 @@ def _admits(annotation: Any, wanted: Any) -> bool:
 
 class _Model(BaseModel):
     model_config = ConfigDict(
-        frozen=True, extra="forbid", use_attribute_docstrings=True, defer_build=True
+        frozen=True,
+        extra="forbid",
+        use_attribute_docstrings=True,
+        defer_build=True,
+        allow_inf_nan=False,
     )
+    """``allow_inf_nan=False``: every number in a profile is finite (YAML's ``.inf``, or
+    ``1e309``, which reads as infinity, is refused with the key's line)."""
 
     @field_validator("*", mode="before")
     @classmethod
@@ -210,13 +282,13 @@ class CatalogueEntry(_Model):
     """``amd``, ``nvidia`` or ``none``."""
     gpu_model: str | None = None
     """GPU model as the provider's ``gpu-model`` node label spells it, e.g. ``mi300x``."""
-    gpus: int = Field(default=0, ge=0)
+    gpus: GpuCount = 0
     """GPUs per node."""
     vcpus: float = Field(gt=0)
     """vCPUs per node."""
     memory: Memory
     """Memory per node."""
-    price_per_hour: float = Field(ge=0)
+    price_per_hour: Price
     """US dollars per node-hour."""
     prices_read: str | None = None
     """When the price was read (``YYYY-MM-DD``), for the record."""
@@ -246,7 +318,7 @@ class NodePool(_Model):
     """GPU vendor of the nodes: ``amd``, ``nvidia`` or ``none``; default from the size."""
     gpu_model: str | None = None
     """GPU model label value, default from the size."""
-    gpus_per_node: int = Field(ge=0)
+    gpus_per_node: GpuCount
     """GPUs each node offers as ``amd.com/gpu``/``nvidia.com/gpu``; default from the size."""
     cpu: float = Field(gt=0)
     """Allocatable vCPUs per node; default: the size's vCPUs (an upper bound: the kubelet
@@ -259,15 +331,15 @@ class NodePool(_Model):
     taints: tuple[TaintSpec, ...] = ()
     """Taints on every node; default on DOKS GPU pools: ``amd.com/gpu:NoSchedule`` or
     ``nvidia.com/gpu:NoSchedule``; none otherwise. Write ``taints: []`` for none."""
-    count: int | None = Field(default=None, ge=0)
+    count: NodeCount | None = None
     """Fixed number of nodes (no autoscaling). Exclusive with min_nodes/max_nodes."""
-    min_nodes: int | None = Field(default=None, ge=0)
+    min_nodes: NodeCount | None = None
     """Autoscaling lower bound; 0 allowed (scale to zero). Default 0 when max_nodes is set."""
-    max_nodes: int | None = Field(default=None, ge=0)
+    max_nodes: NodeCount | None = None
     """Autoscaling upper bound; needed unless count is set."""
-    price_per_hour: float = Field(ge=0)
+    price_per_hour: Price
     """US dollars per node-hour; default from the size."""
-    provisioning_time: Duration
+    provisioning_time: Delay
     """From the autoscaler's scale-up decision to a Ready node with its GPUs allocatable.
     Default 10m for GPU pools (reported GPU node start-ups range 5–15 min; none published
     for DOKS) and 4m for CPU pools."""
@@ -327,26 +399,26 @@ class AutoscalerSpec(_Model):
     utilization threshold, the unneeded time and the expanders, and is assumed to keep
     upstream values for the rest."""
 
-    scan_interval: Duration = ca.SCAN_INTERVAL_S
+    scan_interval: Period = ca.SCAN_INTERVAL_S
     """How often the autoscaler looks for unschedulable pods and unneeded nodes
     (``--scan-interval``)."""
-    scale_up_delay: Duration = ca.UNSCHEDULABLE_POD_TIME_BUFFER_S
+    scale_up_delay: Delay = ca.UNSCHEDULABLE_POD_TIME_BUFFER_S
     """How long a pod must be unschedulable before it triggers a scale-up
     (``unschedulablePodTimeBuffer`` in core/static_autoscaler.go)."""
-    scale_up_delay_gpu: Duration = ca.UNSCHEDULABLE_POD_WITH_GPU_TIME_BUFFER_S
+    scale_up_delay_gpu: Delay = ca.UNSCHEDULABLE_POD_WITH_GPU_TIME_BUFFER_S
     """The same for pods that request GPUs (``unschedulablePodWithGpuTimeBuffer``: "nodes
     with GPU are very expensive" so the autoscaler waits for more pods)."""
-    new_pod_scale_up_delay: Duration = ca.NEW_POD_SCALE_UP_DELAY_S
+    new_pod_scale_up_delay: Delay = ca.NEW_POD_SCALE_UP_DELAY_S
     """Pods younger than this are ignored for scale-up (``--new-pod-scale-up-delay``)."""
-    scale_down_unneeded_time: Duration = ca.SCALE_DOWN_UNNEEDED_TIME_S
+    scale_down_unneeded_time: Delay = ca.SCALE_DOWN_UNNEEDED_TIME_S
     """A node must be unneeded this long before removal (``--scale-down-unneeded-time``)."""
-    scale_down_delay_after_add: Duration = ca.SCALE_DOWN_DELAY_AFTER_ADD_S
+    scale_down_delay_after_add: Delay = ca.SCALE_DOWN_DELAY_AFTER_ADD_S
     """No scale-down for this long after a scale-up (``--scale-down-delay-after-add``)."""
-    scale_down_delay_after_delete: Duration = ca.SCALE_DOWN_DELAY_AFTER_DELETE_S
+    scale_down_delay_after_delete: Delay = ca.SCALE_DOWN_DELAY_AFTER_DELETE_S
     """No scale-down for this long after a node deletion."""
-    scale_down_delay_after_failure: Duration = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
+    scale_down_delay_after_failure: Delay = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
     """No scale-down for this long after a failed one."""
-    scale_down_unready_time: Duration = ca.SCALE_DOWN_UNREADY_TIME_S
+    scale_down_unready_time: Delay = ca.SCALE_DOWN_UNREADY_TIME_S
     """An unready node must be unneeded this long before removal."""
     scale_down_utilization_threshold: float = Field(
         default=ca.SCALE_DOWN_UTILIZATION_THRESHOLD, ge=0, le=1
@@ -358,7 +430,7 @@ class AutoscalerSpec(_Model):
     )
     """The same for GPU nodes, on requested GPUs only
     (``--scale-down-gpu-utilization-threshold``)."""
-    max_node_provision_time: Duration = ca.MAX_NODE_PROVISION_TIME_S
+    max_node_provision_time: Period = ca.MAX_NODE_PROVISION_TIME_S
     """A node not Ready by then counts as failed (``--max-node-provision-time``)."""
     expander: Literal["random", "least-waste", "most-pods", "price", "priority"] = "random"
     """Which pool to grow when several fit. Default: ``random`` on DOKS (DigitalOcean's
@@ -368,17 +440,17 @@ class AutoscalerSpec(_Model):
 class HpaSpec(_Model):
     """kube-controller-manager's HPA settings (upstream defaults)."""
 
-    sync_period: Duration = 15.0
+    sync_period: Period = 15.0
     """How often the HPA recomputes (``--horizontal-pod-autoscaler-sync-period``)."""
     tolerance: float = Field(default=0.1, ge=0)
     """No scaling while the usage ratio is within 1 ± tolerance
     (``--horizontal-pod-autoscaler-tolerance``)."""
-    downscale_stabilization: Duration = 300.0
+    downscale_stabilization: Delay = 300.0
     """Default scale-down stabilization window when a behavior does not set one
     (``--horizontal-pod-autoscaler-downscale-stabilization``)."""
-    cpu_initialization_period: Duration = 300.0
+    cpu_initialization_period: Delay = 300.0
     """``--horizontal-pod-autoscaler-cpu-initialization-period`` (resource metrics only)."""
-    initial_readiness_delay: Duration = 30.0
+    initial_readiness_delay: Delay = 30.0
     """``--horizontal-pod-autoscaler-initial-readiness-delay`` (resource metrics only)."""
 
 
@@ -396,17 +468,19 @@ class PrometheusSpec(_Model):
     write false for a kube-prometheus-stack installed with the chart's defaults."""
     namespace: Namespace = "monitoring"
     """Namespace kube-prometheus-stack is installed in."""
-    chart_version: VersionText | None = None
-    """kube-prometheus-stack chart version ``gpuscale install`` pins; ``None``: the newest."""
+    chart_version: ChartVersion | None = KUBE_PROMETHEUS_STACK_CHART
+    """kube-prometheus-stack chart version (or Helm version constraint) ``gpuscale install``
+    installs; default ``88.5.x``, the series gpuscale's values were checked against;
+    ``null``: whatever is newest at install time."""
     address: str = ""
     """URL KEDA's prometheus trigger uses; default
     ``http://prometheus-operated.<namespace>.svc.cluster.local:9090``."""
-    scrape_interval: Duration = 30.0
+    scrape_interval: Period = 30.0
     """Scrape interval of targets whose ServiceMonitor does not set one (the operator's
     default)."""
-    evaluation_interval: Duration = 30.0
+    evaluation_interval: Period = 30.0
     """Rule evaluation interval."""
-    lookback_delta: Duration = 300.0
+    lookback_delta: Period = 300.0
     """How far back an instant query looks for a sample (``--query.lookback-delta``)."""
     version: Literal["3", "2"] = "3"
     """Prometheus major version, for PromQL semantics (kube-prometheus-stack ships 3)."""
@@ -428,21 +502,23 @@ class KedaSpec(_Model):
     """Namespace KEDA runs in (its chart's documented install namespace)."""
     release: ReleaseName = "keda"
     """Helm release name."""
-    chart_version: VersionText | None = None
-    """KEDA chart version ``gpuscale install`` pins; ``None``: the newest."""
+    chart_version: ChartVersion | None = KEDA_CHART
+    """KEDA chart version (or Helm version constraint) ``gpuscale install`` installs;
+    default ``2.20.x``, the series gpuscale's values and KEDA model were checked against;
+    ``null``: whatever is newest at install time."""
 
 
 class WorkloadSpec(_Model):
     """What the manifests do not say about one Deployment (keyed by its name)."""
 
-    image_pull_time: Duration = 20.0
+    image_pull_time: Delay = 20.0
     """Time to pull the image onto a fresh node (the gpuscale image is small; model
     servers with multi-GB images take minutes)."""
-    startup_time: Duration = 10.0
+    startup_time: Delay = 10.0
     """From container start to Ready: loading, warm-up, and any installs at start."""
     concurrency: int = Field(default=1, ge=1)
     """Requests one replica serves at once."""
-    service_time: Annotated[Duration, Field(gt=0)] | None = None
+    service_time: Period | None = None
     """Time to serve one request (more than 0: 0 would mean unlimited capacity);
     exclusive with requests_per_second."""
     requests_per_second: float | None = Field(default=None, gt=0)
@@ -451,9 +527,9 @@ class WorkloadSpec(_Model):
     """For LLM traces: prompt tokens one replica processes per second."""
     decode_tokens_per_second: float | None = Field(default=None, gt=0)
     """For LLM traces: output tokens one replica generates per second."""
-    latency_target: Duration | None = None
+    latency_target: Period | None = None
     """A request slower than this counts as late; ``None``: no target."""
-    request_timeout: Duration = 60.0
+    request_timeout: Period = 60.0
     """A request waiting or running longer than this fails."""
 
     @model_validator(mode="after")
@@ -514,6 +590,17 @@ class Profile(_Model):
     catalogue: tuple[CatalogueEntry, ...] = ()
     """Sizes to add to, or override in, the built-in catalogue (matched by slug)."""
 
+    _positions: dict[KeyPath, Location] = PrivateAttr(default_factory=dict)
+    _source: str = PrivateAttr(default="defaults")
+
+    def __eq__(self, other: object) -> bool:
+        """Equal values are equal profiles, wherever each was read from."""
+        if not isinstance(other, Profile):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # holds dicts; pydantic's hash would fail
+
     @model_validator(mode="before")
     @classmethod
     def _fill_defaults(cls, data: Any) -> Any:
@@ -537,21 +624,77 @@ class Profile(_Model):
             ]
         return data
 
-    @model_validator(mode="after")
-    def _unique_pools(self) -> Profile:
+    @field_validator("node_pools", mode="after")
+    @classmethod
+    def _unique_pools(cls, pools: tuple[NodePool, ...]) -> tuple[NodePool, ...]:
         seen: set[str] = set()
-        for pool in self.node_pools:
+        for pool in pools:
             if pool.name in seen:
                 raise ValueError(
                     f"two node pools are called {pool.name!r} — give each pool its own name"
                 )
             seen.add(pool.name)
-        return self
+        return pools
 
     @classmethod
     def default(cls) -> Profile:
         """The profile used when none is given: every default."""
         return cls.model_validate({})
+
+    def located(self, positions: Mapping[KeyPath, Location], source: str) -> Profile:
+        """This profile, knowing where each key of its file is written (``positions`` as
+        the YAML loader found them) and the name of that file. Called once by the loader;
+        the copy shares every value."""
+        copy = self.model_copy()
+        copy._positions = dict(positions)
+        copy._source = source
+        return copy
+
+    @property
+    def source(self) -> str:
+        """The file the profile was read from, or ``defaults`` when none was."""
+        return self._source
+
+    def line_of(self, path: KeyPath) -> Location | None:
+        """Where the key (or list item) at ``path`` (``("node_pools", 1, "max_nodes")``)
+        is written: its own line, else its nearest written ancestor's (a key the profile
+        leaves to its default is reported at the section that would hold it); ``None``
+        when nothing of the path is written (the built-in defaults)."""
+        probe = tuple(path)
+        while probe:
+            found = self._positions.get(probe)
+            if found is not None:
+                return found
+            probe = probe[:-1]
+        return None
+
+    def where(self, path: KeyPath) -> str:
+        """``file:line`` of :meth:`line_of`, or the file's name (``defaults`` when the
+        profile came from no file) where nothing of the path is written: the ``where`` of
+        an error about that key."""
+        found = self.line_of(path)
+        return str(found) if found is not None else self._source
+
+    def creation_problem(self) -> tuple[KeyPath, str, str] | None:
+        """Why DigitalOcean could not create this profile's cluster, as (key path,
+        message, fix), or ``None``. DigitalOcean's create-cluster operation
+        (``POST /v2/kubernetes/clusters``) needs at least one node pool with at least one
+        worker, so a DOKS profile whose every pool starts empty (``count: 0``, or
+        autoscaling from ``min_nodes: 0``) is refused by ``gpuscale profile check`` and
+        ``gpuscale cluster``. ``simulate`` and ``lint`` accept it: they model the
+        workload's pools, not the nodes the system pods run on."""
+        if self.cluster.provider != "doks" or not self.node_pools:
+            return None
+        if any(pool.lowest >= 1 for pool in self.node_pools):
+            return None
+        names = ", ".join(pool.name for pool in self.node_pools)
+        return (
+            ("node_pools",),
+            f"every node pool ({names}) starts with 0 nodes; DigitalOcean creates a "
+            "cluster only with at least one pool of at least 1 node",
+            "add a general pool with count >= 1 (as the tutorial has: "
+            "{name: general, size: s-4vcpu-8gb, count: 2}), or give one pool min_nodes: 1",
+        )
 
     def workload(self, name: str) -> WorkloadSpec:
         """The settings of the Deployment ``name`` (defaults when it is not listed)."""
@@ -591,20 +734,23 @@ def _fill_pool(pool: Mapping[str, Any], provider: str, extra: tuple[Size, ...]) 
         filled.setdefault("price_per_hour", size.price_per_hour)
     else:
         filled.setdefault("gpu", "none")
-        if filled["gpu"] == "none":
+        if filled["gpu"] == "none":  # a wrong type is left for the field to refuse
             filled.setdefault("gpus_per_node", 0)
     vendor = filled.get("gpu")
-    has_gpu = vendor in _GPU_RESOURCE
+    has_gpu = isinstance(vendor, str) and vendor in _GPU_RESOURCE
     if "min_nodes" not in filled and "max_nodes" in filled and "count" not in filled:
         filled["min_nodes"] = 0
     filled.setdefault("provisioning_time", "10m" if has_gpu else "4m")
     if provider == "doks":
         labels = pool.get("labels")
         if labels is None or isinstance(labels, Mapping):
-            provided: dict[str, Any] = {f"{DOKS_LABEL_DOMAIN}/node-pool": pool.get("name")}
+            name = pool.get("name")
+            provided: dict[str, Any] = {}
+            if isinstance(name, str):
+                provided[f"{DOKS_LABEL_DOMAIN}/node-pool"] = name
             if has_gpu:
                 provided[f"{DOKS_LABEL_DOMAIN}/gpu-brand"] = vendor
-                if filled.get("gpu_model"):
+                if isinstance(filled.get("gpu_model"), str) and filled["gpu_model"]:
                     provided[f"{DOKS_LABEL_DOMAIN}/gpu-model"] = filled["gpu_model"]
             filled["labels"] = {**provided, **(labels or {})}
         if "taints" not in pool and has_gpu:

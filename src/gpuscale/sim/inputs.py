@@ -51,13 +51,11 @@ from gpuscale.controllers.kubelet import Readiness, ReadinessProbe
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.manifests import (
     KeyPath,
-    Location,
     Manifest,
     ManifestSet,
     Service,
     ServiceMonitor,
     Workload,
-    parse_yaml,
 )
 from gpuscale.profile import AutoscalerSpec, NodePool, Profile
 from gpuscale.profile import WorkloadSpec as ProfileWorkload
@@ -87,7 +85,6 @@ __all__ = [
     "build_inputs",
     "gauges_of",
     "needs_capacity",
-    "profile_locator",
     "selected_metric_names",
 ]
 
@@ -808,31 +805,8 @@ def build_inputs(
 
 
 ProfileLocator = Callable[[KeyPath], str]
-"""A profile key path (``("workloads", "llm", "service_time")``) → where it is written."""
-
-
-def profile_locator(text: str | None, source: str) -> ProfileLocator:
-    """Where the keys of the profile ``text`` (read from ``source``) are written: a key's
-    ``source:line``, or its nearest written parent's, or ``source`` when none of the path
-    is written (``text`` None: the built-in defaults, named by ``source``)."""
-    positions: Mapping[KeyPath, Location] = {}
-    if text is not None:
-        try:
-            documents = parse_yaml(text, source)
-        except GpuscaleError:
-            documents = []
-        if documents:
-            positions = documents[0].positions
-
-    def locate(path: KeyPath) -> str:
-        probe = path
-        while probe:
-            if probe in positions:
-                return str(positions[probe])
-            probe = probe[:-1]
-        return source
-
-    return locate
+"""A profile key path (``("workloads", "llm", "service_time")``) → where it is written:
+the loaded profile's :meth:`~gpuscale.profile.Profile.where`."""
 
 
 def _unlocated(path: KeyPath) -> str:
@@ -866,7 +840,7 @@ def needs_capacity(
     locate: ProfileLocator = _unlocated,
 ) -> None:
     """Raise ``InputError`` naming the profile's ``file:line`` (through ``locate``, see
-    :func:`profile_locator`) and the key to set when requests go to a workload whose
+    ``profile.where``) and the key to set when requests go to a workload whose
     profile entry gives no capacity, or only token rates for requests without token
     counts (rate steps, a trace without token columns) — what the request model could not
     serve."""

@@ -118,7 +118,7 @@ def test_install_runs_repo_setup_then_both_releases_with_wait(
         "upgrade", "--install", "prometheus", "prometheus-community/kube-prometheus-stack",
         "--namespace", "monitoring", "--create-namespace",
         "--values", f"{prom['values_dir']}/kube-prometheus-stack.values.yaml",
-        "--wait", "--timeout", "600s",
+        "--wait", "--timeout", "600s", "--version", "88.5.x",
     ]  # fmt: skip
     yaml = YAML(typ="safe")
     assert yaml.load(prom["values"]["kube-prometheus-stack.values.yaml"]) == PROMETHEUS_VALUES
@@ -136,6 +136,17 @@ def test_install_runs_repo_setup_then_both_releases_with_wait(
     ]
     assert "$ helm upgrade --install keda kedacore/keda" in out.err
     assert "Happy Helming!" in out.err
+    assert keda["argv"][-2:] == ["--version", "2.20.x"], "pinned to the checked series"
+    assert "gpuscale: note: chart versions: kube-prometheus-stack 88.5.x" in out.err
+
+
+def test_a_null_chart_version_installs_the_newest(helm: Path, tmp_path: Path) -> None:
+    profile = tmp_path / "p.yaml"
+    profile.write_text("prometheus: {chart_version: null}\n", encoding="utf-8")
+    assert main(["install", "--profile", str(profile)]) == 0
+    calls = _calls(helm)
+    assert "--version" not in calls[3]["argv"]
+    assert calls[4]["argv"][-2:] == ["--version", "2.20.x"]
 
 
 def test_install_is_the_same_commands_every_time(helm: Path) -> None:
@@ -205,10 +216,14 @@ def test_dry_run_prints_commands_and_values_without_helm(
     assert main(["install", "--dry-run", "--timeout", "15m"]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[7] == (
+    assert lines[0] == (
+        "# chart versions: kube-prometheus-stack 88.5.x (the series gpuscale was checked "
+        "against); keda 2.20.x (the series gpuscale was checked against)"
+    )
+    assert lines[8] == (
         "helm upgrade --install prometheus prometheus-community/kube-prometheus-stack "
         "--namespace monitoring --create-namespace --values kube-prometheus-stack.values.yaml "
-        "--wait --timeout 900s"
+        "--wait --timeout 900s --version 88.5.x"
     )
     documents = out.split("# --- ")[1:]
     parsed = {d.split("\n", 1)[0]: YAML(typ="safe").load(d.split("\n", 1)[1]) for d in documents}

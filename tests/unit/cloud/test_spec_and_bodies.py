@@ -71,7 +71,8 @@ def test_own_labels_and_taints_are_kept_and_the_provided_ones_left_out() -> None
                         {"key": "nvidia.com/gpu", "effect": "NoSchedule"},
                         {"key": "dedicated", "value": "ml", "effect": "NoExecute"},
                     ],
-                }
+                },
+                {"name": "general", "size": "s-4vcpu-8gb", "count": 1},
             ]
         }
     )
@@ -92,6 +93,32 @@ def test_cluster_commands_need_doks_and_pools() -> None:
         cluster_spec_from_profile(Profile.model_validate({"node_pools": []}), source="p.yaml")
     assert caught.value.where == "p.yaml: node_pools"
     assert caught.value.fix
+
+
+def test_a_cluster_needs_a_pool_that_starts_with_a_node() -> None:
+    # DigitalOcean's create-cluster operation needs a node pool with at least one worker.
+    only_from_zero = Profile.model_validate(
+        {
+            "node_pools": [
+                {"name": "gpu", "size": "gpu-mi300x1-192gb", "max_nodes": 4},
+                {"name": "spare", "size": "s-4vcpu-8gb", "count": 0},
+            ]
+        }
+    )
+    with pytest.raises(
+        ProfileError, match=r"every node pool \(gpu, spare\) starts with 0"
+    ) as caught:
+        cluster_spec_from_profile(only_from_zero, source="p.yaml")
+    assert caught.value.key_path == ("node_pools",)
+    assert "count >= 1" in (caught.value.fix or "")
+    one_node = Profile.model_validate(
+        {
+            "node_pools": [
+                {"name": "gpu", "size": "gpu-mi300x1-192gb", "min_nodes": 1, "max_nodes": 4}
+            ]
+        }
+    )
+    assert cluster_spec_from_profile(one_node).pools[0].min_nodes == 1
 
 
 def test_create_body_follows_the_openapi_cluster_model() -> None:

@@ -36,6 +36,10 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "k8s" / "README.md").write_text("not a manifest")
     (tmp_path / "k8s" / ".hidden").mkdir()
     (tmp_path / "k8s" / ".hidden" / "x.yaml").write_text("kind: [")
+    # Manifests with no profile beside them, one level up or in the working directory.
+    (tmp_path / "alone").mkdir()
+    shutil.copy(TUTORIAL, tmp_path / "alone" / "resources.yaml")
+    shutil.copy(FIXED, tmp_path / "alone" / "fixed.yml")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -53,7 +57,7 @@ def test_findings_exit_1_with_text(workdir: Path, capsys: pytest.CaptureFixture[
 
 
 def test_clean_manifests_exit_0(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "k8s/nested/fixed.yml", "--fail-on", "warning")
+    code, out, _ = _run(capsys, "alone/fixed.yml", "--fail-on", "warning")
     assert code == 0
     assert "0 errors, 0 warnings" in out
 
@@ -199,12 +203,12 @@ def test_nothing_to_lint_is_the_same_error_as_render(
 def test_a_selected_rule_that_cannot_run_is_said_and_exits_2(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = _run(capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity")
+    code, out, _ = _run(capsys, "alone/resources.yaml", "--select", "max-exceeds-gpu-capacity")
     assert code == 2
     assert "note: rule max-exceeds-gpu-capacity was not run: it needs the profile" in out
     assert "none of the selected rules could run" in out
     code, out, _ = _run(
-        capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity", "-o", "json"
+        capsys, "alone/resources.yaml", "--select", "max-exceeds-gpu-capacity", "-o", "json"
     )
     document = json.loads(out)
     assert code == 2
@@ -213,7 +217,7 @@ def test_a_selected_rule_that_cannot_run_is_said_and_exits_2(
     assert entry["reason"].startswith("it needs the profile: pass --profile FILE")
     assert any("max-exceeds-gpu-capacity was not run" in note for note in document["notes"])
     code, out, _ = _run(
-        capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity", "-o", "sarif"
+        capsys, "alone/resources.yaml", "--select", "max-exceeds-gpu-capacity", "-o", "sarif"
     )
     [invocation] = json.loads(out)["runs"][0]["invocations"]
     assert code == 2
@@ -226,7 +230,7 @@ def test_a_rule_that_cannot_run_beside_one_that_can(
 ) -> None:
     code, out, _ = _run(
         capsys,
-        "k8s/resources.yaml",
+        "alone/resources.yaml",
         "--select",
         "max-exceeds-gpu-capacity,cooldown-has-no-effect",
         "-o",
@@ -242,7 +246,7 @@ def test_the_simulation_rule_runs_when_selected(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, _ = _run(
-        capsys, "k8s/resources.yaml", "--select", "flaps-under-steady-load", "-o", "json"
+        capsys, "alone/resources.yaml", "--select", "flaps-under-steady-load", "-o", "json"
     )
     document = json.loads(out)
     assert code == 0, "a warning does not fail the run by default"
@@ -255,12 +259,12 @@ def test_the_simulation_rule_runs_when_selected(
 def test_a_profile_rule_without_a_profile_is_said(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = _run(capsys, "k8s/resources.yaml", "--select", "max-exceeds-gpu-capacity")
+    code, out, _ = _run(capsys, "alone/resources.yaml", "--select", "max-exceeds-gpu-capacity")
     assert code == 2
     assert "max-exceeds-gpu-capacity was not run: it needs the profile" in " ".join(out.split())
     code, _, _ = _run(
         capsys,
-        "k8s/resources.yaml",
+        "alone/resources.yaml",
         "--select",
         "max-exceeds-gpu-capacity",
         "--profile",
@@ -269,18 +273,21 @@ def test_a_profile_rule_without_a_profile_is_said(
     assert code == 0
 
 
-def test_the_profile_in_the_working_directory_is_used_as_deploy_uses_it(
+def test_the_profile_is_found_by_the_rule_every_command_uses(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     select = ("--select", "prometheus-address-namespace", "-o", "json")
-    code, _, _ = _run(capsys, "k8s/resources.yaml", *select)
-    assert code == 2
+    code, _, _ = _run(capsys, "alone/resources.yaml", *select)
+    assert code == 2, "no profile beside, above or in the working directory"
     (workdir / "gpuscale.yaml").write_text("prometheus:\n  namespace: monitoring\n")
-    code, out, _ = _run(capsys, "k8s/resources.yaml", *select)
-    assert code == 1
+    code, out, _ = _run(capsys, "alone/resources.yaml", *select)
+    assert code == 1, "the working directory's, one level up from alone/"
     assert [f["rule"] for f in json.loads(out)["findings"]] == ["prometheus-address-namespace"]
+    code, out, _ = _run(capsys, "k8s/resources.yaml", *select)
+    assert code == 0, "k8s/gpuscale.yaml (kube-system) beside the manifests wins"
+    assert json.loads(out)["findings"] == []
     (workdir / "other.yaml").write_text("prometheus:\n  namespace: kube-system\n")
-    code, out, _ = _run(capsys, "k8s/resources.yaml", *select, "--profile", "other.yaml")
+    code, out, _ = _run(capsys, "alone/resources.yaml", *select, "--profile", "other.yaml")
     assert code == 0
     assert json.loads(out)["findings"] == []
 
@@ -288,7 +295,9 @@ def test_the_profile_in_the_working_directory_is_used_as_deploy_uses_it(
 def test_help_says_where_the_profile_comes_from(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "--help"]) == 0
     words = capsys.readouterr().out.replace("│", " ").split()
-    assert "default ./gpuscale.yaml if it exists" in " ".join(words)
+    assert "default: the one beside the manifests (or one level up), else ./gpuscale.yaml" in (
+        " ".join(words)
+    )
 
 
 def test_schema_problems_fail_the_command(
@@ -306,7 +315,7 @@ def test_schema_problems_fail_the_command(
 def test_a_namespace_at_the_label_limit_is_accepted(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = _run(capsys, "k8s/nested", "-n", "a" * 63, "-o", "json")
+    code, _, err = _run(capsys, "alone/fixed.yml", "-n", "a" * 63, "-o", "json")
     assert code == 0, err
 
 

@@ -270,7 +270,7 @@ def test_models_are_frozen() -> None:
         ("workloads:\n  a: {concurrency: true}\n", 2, "concurrency: expected a whole", "1"),
         ("node_pools:\n  - {name: x, size: s-2vcpu-4gb, count: false}\n", 2, "count", "1"),
         ("hpa:\n  tolerance: true\n", 2, "hpa.tolerance: expected a number, got true", "0.5"),
-        ("workloads:\n  a: {service_time: 0s}\n", 2, "must be greater than 0", "greater than 0"),
+        ("workloads:\n  a: {service_time: 0s}\n", 2, "must be longer than 0s", "longer than 0s"),
         ("workloads:\n  a: {requests_per_second: 0}\n", 2, "must be greater than 0", "than 0"),
         ("prometheus: 5\n", 1, "prometheus: must be a mapping (prometheus: {", "scrape_interval"),
         ("workloads: 5\n", 1, "workloads: must be a mapping of Deployment name", "web:"),
@@ -317,3 +317,28 @@ def test_a_section_that_is_not_a_mapping_says_so_without_class_names(text: str) 
     assert "must be a mapping (" in message, message
     assert "instance of" not in message, message
     assert not any(word in message for word in ("Spec", "NodePool", "CatalogueEntry")), message
+
+
+def test_line_of_keeps_the_loaders_positions_and_falls_back_to_the_nearest_key() -> None:
+    text = (
+        "workloads:\n  go-from-configmap:\n    concurrency: 4\n"
+        "    prefill_tokens_per_second: 8000\n    decode_tokens_per_second: 60\n"
+    )
+    profile = load_profile_text(text, "p.yaml")
+    assert profile.source == "p.yaml"
+    assert profile.where(("workloads", "go-from-configmap", "concurrency")) == "p.yaml:3"
+    assert profile.line_of(("workloads", "go-from-configmap", "concurrency")).column == 5
+    assert profile.where(("workloads", "go-from-configmap", "service_time")) == "p.yaml:2"
+    assert profile.where(("workloads", "other")) == "p.yaml:1"
+    assert profile.line_of(("hpa", "tolerance")) is None
+    assert profile.where(("hpa", "tolerance")) == "p.yaml"
+    assert Profile.default().where(("workloads", "x")) == "defaults"
+    # Where a value was read is not part of the value.
+    assert load_profile_text("", "a.yaml") == load_profile_text("hpa: {}\n", "b.yaml")
+
+
+def test_errors_carry_the_key_path() -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_profile_text("node_pools:\n  - {name: g, size: s-4vcpu-8gb, count: -1}\n", "p.yaml")
+    assert caught.value.key_path == ("node_pools", 0, "count")
+    assert caught.value.where == "p.yaml:2"

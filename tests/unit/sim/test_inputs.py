@@ -22,7 +22,7 @@ from gpuscale.errors import InputError
 from gpuscale.inputs import read_manifests, read_profile
 from gpuscale.manifests import ManifestSet, load_text
 from gpuscale.profile import load_profile_text
-from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity, profile_locator
+from gpuscale.sim.inputs import build_inputs, gauges_of, needs_capacity
 from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.traces import parse_trace
 
@@ -184,7 +184,7 @@ def test_requests_to_a_workload_without_capacity_name_the_profile_key() -> None:
     assert caught.value.where == "the profile"
     assert "workloads.go-from-configmap" in caught.value.message
     profile = TUTORIAL / "gpuscale.yaml"
-    locate = profile_locator(profile.read_text(), str(profile))
+    locate = load_profile_text(profile.read_text(), str(profile)).where
     with pytest.raises(InputError) as caught:
         needs_capacity(scenario, {}, inputs, locate=locate)
     line = _line_of(profile, "  go-from-configmap:")
@@ -222,7 +222,9 @@ def test_token_rates_alone_cannot_serve_requests_without_tokens(
     parsed = None if scenario is None else parse_scenario(scenario, source="s.yaml")
     traces = {} if trace is None else {"go-from-configmap": parse_trace(trace, source="t.csv")}
     with pytest.raises(InputError) as caught:
-        needs_capacity(parsed, traces, inputs, locate=profile_locator(TOKENS_ONLY, "p.yaml"))
+        needs_capacity(
+            parsed, traces, inputs, locate=load_profile_text(TOKENS_ONLY, "p.yaml").where
+        )
     assert caught.value.where == "p.yaml:4"
     assert reason in caught.value.message
     assert "workloads.go-from-configmap.service_time" in (caught.value.fix or "")
@@ -244,16 +246,6 @@ def test_token_rates_with_a_service_time_serve_requests_without_tokens(extra: st
         namespace="kube-system",
     )
     needs_capacity(None, {"go-from-configmap": tokens}, token_inputs)
-
-
-def test_the_profile_locator_falls_back_to_the_nearest_written_key() -> None:
-    locate = profile_locator(TOKENS_ONLY, "p.yaml")
-    assert locate(("workloads", "go-from-configmap", "concurrency")) == "p.yaml:3"
-    assert locate(("workloads", "go-from-configmap", "service_time")) == "p.yaml:2"
-    assert locate(("workloads", "other")) == "p.yaml:1"
-    assert locate(("hpa", "tolerance")) == "p.yaml"
-    assert profile_locator(None, "defaults")(("workloads", "x")) == "defaults"
-    assert profile_locator("a: [\n", "bad.yaml")(("a",)) == "bad.yaml"
 
 
 def test_gauges_of_a_scenario_per_workload() -> None:
