@@ -735,6 +735,10 @@ def autoscaling_options(spec: AutoscalerSpec) -> AutoscalingOptions:
         scale_down_utilization_threshold=spec.scale_down_utilization_threshold,
         scale_down_gpu_utilization_threshold=spec.scale_down_gpu_utilization_threshold,
         expander=spec.expander,
+        expander_priorities={
+            priority: tuple(patterns) for priority, patterns in spec.expander_priorities.items()
+        },
+        max_nodes_total=spec.max_nodes_total,
     )
 
 
