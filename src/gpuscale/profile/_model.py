@@ -347,8 +347,6 @@ class AutoscalerSpec(_Model):
     """No scale-down for this long after a node deletion."""
     scale_down_delay_after_failure: Duration = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
     """No scale-down for this long after a failed one."""
-    scale_down_unready_time: Duration = ca.SCALE_DOWN_UNREADY_TIME_S
-    """An unready node must be unneeded this long before removal."""
     scale_down_utilization_threshold: float = Field(
         default=ca.SCALE_DOWN_UTILIZATION_THRESHOLD, ge=0, le=1
     )
