@@ -11,7 +11,8 @@ here. :func:`build_inputs` reads what the cluster would read:
   ``workloads.<name>`` adds image pull and start-up times and request capacity;
 - the **Service** whose selector matches the pod template and the **ServiceMonitor**
   that selects that Service (its labels, ``namespaceSelector``, the Prometheus'
-  ``release`` label selector, an endpoint naming one of its ports) say whether and how
+  ``release`` label selector unless ``prometheus.selects_all_servicemonitors``, an
+  endpoint naming one of its ports) say whether and how
   the pods are scraped: interval, path, ``honorLabels``, ``jobLabel`` and the target's
   labels — or that nothing scrapes them, which is a warning, and a faithful prediction;
 - the profile's **node pools** become :class:`~gpuscale.sim.specs.PoolSpec` s (labels and
@@ -360,7 +361,7 @@ def _scrape(
     namespace: str,
     manifests: ManifestSet,
     default_namespace: str,
-    release: str,
+    release: str | None,
 ) -> _Scrape:
     services = []
     for manifest in manifests.by_kind("Service"):
@@ -392,7 +393,7 @@ def _scrape(
                     f"and the Service is in {namespace}"
                 )
                 continue
-            if monitor.labels.get("release") != release:
+            if release is not None and monitor.labels.get("release") != release:
                 reasons.append(
                     f"ServiceMonitor {monitor.name} ({monitor.source}) lacks the label "
                     f"release: {release} that the Prometheus of release {release!r} selects"
@@ -458,7 +459,10 @@ def _workload_spec(
             fix="add the workload's container",
         )
     settings = profile.workload(workload.name)
-    scrape = _scrape(workload, namespace, manifests, default_namespace, profile.prometheus.release)
+    prometheus = profile.prometheus
+    # a Prometheus that selects every ServiceMonitor (gpuscale install's) needs no label
+    release = None if prometheus.selects_all_servicemonitors else prometheus.release
+    scrape = _scrape(workload, namespace, manifests, default_namespace, release)
     grace = workload.termination_grace_period_seconds
     min_ready = manifest.get(("spec", "minReadySeconds"))
     try:
