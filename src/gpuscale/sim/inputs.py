@@ -34,7 +34,7 @@ pointing at another Prometheus) is returned as :attr:`SimulationInputs.warnings`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import promql_parser as pp
@@ -42,41 +42,34 @@ import promql_parser as pp
 from gpuscale.controllers import scheduler
 from gpuscale.controllers.cluster_autoscaler import AutoscalingOptions
 from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
-from gpuscale.controllers.keda import (
-    ScaledObjectSpec,
-    generated_hpa,
-    validate_scaled_object,
-)
 from gpuscale.controllers.kubelet import Readiness, ReadinessProbe
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.manifests import (
-    KeyPath,
-    Location,
     Manifest,
     ManifestSet,
     Service,
     ServiceMonitor,
     Workload,
-    parse_yaml,
 )
-from gpuscale.profile import AutoscalerSpec, NodePool, Profile
+from gpuscale.profile import AutoscalerSpec, Profile
 from gpuscale.profile import WorkloadSpec as ProfileWorkload
-from gpuscale.promql import PromQLError
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
+from gpuscale.sim.load_checks import ProfileLocator, needs_capacity, profile_locator
+from gpuscale.sim.located import where
 from gpuscale.sim.metrics import PromQLBackend
-from gpuscale.sim.provider import PROVIDERS, NodeProvider
+from gpuscale.sim.node_pools import initial_nodes, pool_spec
+from gpuscale.sim.provider import PROVIDERS
+from gpuscale.sim.scaled_objects import scaled_object
 from gpuscale.sim.scalers import Scaler
-from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
+from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
-    PoolSpec,
     PrometheusSpec,
     RequestCapacity,
     SimulationSpec,
     WorkloadSpec,
 )
-from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 
 __all__ = [
@@ -118,7 +111,6 @@ APPROXIMATIONS = (
 )
 """What is modelled approximately, for timeline headers and reports."""
 
-_DEFAULT_PODS_PER_NODE = 110
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)")
 _UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _UNIT_MS |= {"w": 7 * 86_400_000, "y": 365 * 86_400_000}
@@ -234,30 +226,6 @@ def selected_metric_names(queries: Sequence[str]) -> frozenset[str] | None:
             return None
         names.update(name for name in found if name is not None)
     return frozenset(names)
-
-
-def _where(manifest: Manifest, path: KeyPath) -> str:
-    return str(manifest.line_of(path))
-
-
-def _path_of(text: str) -> KeyPath:
-    """``spec.triggers[0].metadata.query`` → ``("spec", "triggers", 0, "metadata", "query")``."""
-    parts: list[str | int] = []
-    for token in re.findall(r"[^.\[\]]+|\[\d+\]", text):
-        parts.append(int(token[1:-1]) if token.startswith("[") else token)
-    return tuple(parts)
-
-
-def _relocate(error: GpuscaleError, manifest: Manifest, base: KeyPath = ()) -> InputError:
-    """``error`` with its key path (``spec.x[0]``) turned into the manifest's ``file:line``."""
-    path = _path_of(error.where or "")
-    if path[: len(base)] != base:
-        path = (*base, *path)
-    return InputError(
-        f"{manifest.kind} {manifest.name}: {error.message}",
-        where=_where(manifest, path),
-        fix=error.fix,
-    )
 
 
 # --------------------------------------------------------------------------- workloads
@@ -449,13 +417,13 @@ def _workload_spec(
     if workload.replicas is None:
         raise InputError(
             f"{manifest.kind} {manifest.name}: spec.replicas is a template placeholder",
-            where=_where(manifest, ("spec", "replicas")),
+            where=where(manifest, ("spec", "replicas")),
             fix="render the manifest first, or write a number",
         )
     if not workload.containers:
         raise InputError(
             f"{manifest.kind} {manifest.name} has no containers",
-            where=_where(manifest, ("spec", "template", "spec", "containers")),
+            where=where(manifest, ("spec", "template", "spec", "containers")),
             fix="add the workload's container",
         )
     settings = profile.workload(workload.name)
@@ -500,216 +468,6 @@ def _workload_spec(
             fix="correct the value in the manifest or the profile's workloads section",
         ) from None
     return spec, scrape.warning
-
-
-# --------------------------------------------------------------------------- pools
-
-
-def _pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
-    allocatable: dict[str, float] = {
-        "cpu": pool.cpu,
-        "memory": float(pool.memory),
-        "pods": _DEFAULT_PODS_PER_NODE,
-    }
-    resource = pool.gpu_resource
-    if resource is not None and pool.gpus_per_node:
-        allocatable[resource] = pool.gpus_per_node
-    try:
-        return PoolSpec(
-            pool.name,
-            allocatable=allocatable,
-            labels=dict(pool.labels),
-            taints=tuple(
-                scheduler.Taint(t.key, t.value, t.effect)  # type: ignore[arg-type]
-                for t in pool.node_taints
-            ),
-            min_nodes=pool.lowest,
-            max_nodes=pool.highest,
-            initial_nodes=nodes,
-            price_per_hour=pool.price_per_hour,
-            provisioning_s=pool.provisioning_time,
-            gpu_model=pool.gpu_model or "",
-        )
-    except ValueError as error:
-        raise InputError(
-            f"node pool {pool.name}: {error}",
-            where=f"node_pools[{pool.name}]",
-            fix="use a DNS label (lowercase letters, digits, '-') and consistent counts",
-        ) from None
-
-
-def _initial_nodes(
-    pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec], provider: NodeProvider
-) -> list[int]:
-    """Nodes per pool at the start: the pool's minimum, plus what the initial replicas
-    need (first fit, in pool order), within its maximum — the cluster as a Deployment
-    already running finds it."""
-    templates = [_pool_spec(pool, pool.lowest) for pool in pools]
-    counts = [pool.lowest for pool in pools]
-    nodes: list[tuple[int, dict[str, int]]] = [
-        (index, {}) for index, pool in enumerate(pools) for _ in range(pool.lowest)
-    ]
-    for workload in workloads:
-        requirements = workload.pod_requirements()
-        for _ in range(workload.replicas):
-            placed = False
-            for index, used in nodes:
-                if _fits(requirements, templates[index], used, provider):
-                    _take(requirements, used)
-                    placed = True
-                    break
-            if placed:
-                continue
-            for index, pool in enumerate(pools):
-                if counts[index] >= pool.highest:
-                    continue
-                used = {}
-                if _fits(requirements, templates[index], used, provider):
-                    _take(requirements, used)
-                    nodes.append((index, used))
-                    counts[index] += 1
-                    break
-    return counts
-
-
-def _fits(
-    requirements: scheduler.PodRequirements,
-    pool: PoolSpec,
-    used: dict[str, int],
-    provider: NodeProvider,
-) -> bool:
-    view = scheduler.NodeView(
-        "template",
-        provider.template_labels(dict(pool.labels), pool.name),
-        pool.taints,
-        scheduler.quantities(pool.allocatable),
-        dict(used),
-    )
-    reasons, _ = scheduler.filter_node(requirements, view)
-    return not reasons
-
-
-def _take(requirements: scheduler.PodRequirements, used: dict[str, int]) -> None:
-    for resource, amount in requirements.requests.items():
-        used[resource] = used.get(resource, 0) + amount
-    used["pods"] = used.get("pods", 0) + 1
-
-
-# --------------------------------------------------------------------------- ScaledObjects
-
-
-def _auth_params(
-    manifests: ManifestSet, namespace: str, default_namespace: str, name: str | None
-) -> dict[str, str] | None:
-    """The parameters a TriggerAuthentication supplies, with placeholder values (secrets
-    are not read: the simulation needs only to know they are given)."""
-    if not name:
-        return None
-    for manifest in manifests.by_kind("TriggerAuthentication", "ClusterTriggerAuthentication"):
-        if manifest.name != name:
-            continue
-        if (
-            manifest.kind == "TriggerAuthentication"
-            and manifest.effective_namespace(default_namespace) != namespace
-        ):
-            continue
-        params: dict[str, str] = {}
-        for key in ("secretTargetRef", "env", "configMapTargetRef"):
-            for entry in manifest.get(("spec", key)) or []:
-                if isinstance(entry, dict) and isinstance(entry.get("parameter"), str):
-                    params[entry["parameter"]] = f"<{key}:{entry.get('name', '')}>"
-        return params
-    return None
-
-
-def _scaled_object(
-    manifest: Manifest,
-    *,
-    manifests: ManifestSet,
-    profile: Profile,
-    default_namespace: str,
-    workloads: Mapping[tuple[str, str, str], WorkloadSpec],
-    backend: PromQLBackend,
-) -> tuple[ScaledObjectSource, list[str]]:
-    body = manifest.spec
-    namespace = manifest.effective_namespace(default_namespace)
-    warnings: list[str] = []
-    try:
-        typed = ScaledObjectSpec.from_k8s(body)
-        warnings += [
-            f"ScaledObject {manifest.name}: {w}"
-            for w in validate_scaled_object(body, name=manifest.name)
-        ]
-    except GpuscaleError as error:
-        raise _relocate(error, manifest) from None
-    if typed.scaling_modifiers is not None:
-        raise InputError(
-            f"ScaledObject {manifest.name}: advanced.scalingModifiers is not simulated",
-            where=_where(manifest, ("spec", "advanced", "scalingModifiers")),
-            fix="simulate the triggers without scalingModifiers, or leave this ScaledObject out",
-        )
-    for index, trigger in enumerate(typed.triggers):
-        if trigger.type != "prometheus":
-            raise InputError(
-                f"ScaledObject {manifest.name}: trigger type {trigger.type!r} is not simulated "
-                "(gpuscale simulates prometheus triggers)",
-                where=_where(manifest, ("spec", "triggers", index, "type")),
-                fix="use a prometheus trigger, or leave this ScaledObject out of the simulation",
-            )
-    kind = typed.scale_target_kind
-    key = (kind, namespace, typed.scale_target_name)
-    if key not in workloads:
-        raise InputError(
-            f"ScaledObject {manifest.name} scales {kind} {namespace}/{typed.scale_target_name}, "
-            "which is not among the manifests given",
-            where=_where(manifest, ("spec", "scaleTargetRef", "name")),
-            fix=f"pass the {kind}'s manifest too (and check its name and namespace)",
-        )
-    annotations = manifest.get(("metadata", "annotations")) or {}
-    auth = [
-        _auth_params(manifests, namespace, default_namespace, t.authentication_ref)
-        for t in typed.triggers
-    ]
-    try:
-        generated = generated_hpa(
-            body,
-            name=manifest.name,
-            annotations={str(k): str(v) for k, v in annotations.items()},
-            auth_params=auth,
-        )
-    except GpuscaleError as error:
-        raise _relocate(error, manifest) from None
-    address = profile.prometheus.address.rstrip("/")
-    for index, prom in enumerate(generated.triggers):
-        if prom is None:
-            continue
-        try:
-            backend.check(prom.query)
-        except PromQLError as error:
-            raise InputError(
-                f"ScaledObject {manifest.name}: {error.message}",
-                where=_where(manifest, ("spec", "triggers", index, "metadata", "query")),
-                fix=error.fix or "rewrite the query (gpuscale lint explains its findings)",
-            ) from None
-        if prom.server_address.rstrip("/") != address:
-            warnings.append(
-                f"ScaledObject {manifest.name} "
-                f"({manifest.line_of(('spec', 'triggers', index, 'metadata', 'serverAddress'))})"
-                f": serverAddress {prom.server_address} is not the profile's Prometheus "
-                f"({address}); the simulation answers the query from the simulated Prometheus"
-            )
-    source = ScaledObjectSource(
-        name=manifest.name,
-        namespace=namespace,
-        target=typed.scale_target_name,
-        spec=typed,
-        hpa=generated,
-        annotations={str(k): str(v) for k, v in annotations.items()},
-        hpa_sync_period_s=profile.hpa.sync_period,
-        hpa_tolerance=profile.hpa.tolerance,
-        hpa_downscale_stabilization_s=profile.hpa.downscale_stabilization,
-    )
-    return source, warnings
 
 
 def _longest_window_ms(queries: Sequence[str]) -> int:
@@ -788,7 +546,7 @@ def build_inputs(
     )
     sources: list[ScaledObjectSource] = []
     for manifest in manifests.by_kind("ScaledObject"):
-        source, more = _scaled_object(
+        source, more = scaled_object(
             manifest,
             manifests=manifests,
             profile=profile,
@@ -810,8 +568,8 @@ def build_inputs(
         )
     pools = profile.node_pools
     specs = list(workloads.values())
-    counts = _initial_nodes(pools, specs, PROVIDERS[profile.cluster.provider])
-    pool_specs = tuple(_pool_spec(pool, n) for pool, n in zip(pools, counts, strict=True))
+    counts = initial_nodes(pools, specs, PROVIDERS[profile.cluster.provider])
+    pool_specs = tuple(pool_spec(pool, n) for pool, n in zip(pools, counts, strict=True))
     if not pool_specs:
         raise InputError(
             "the profile has no node pools", where="gpuscale.yaml", fix="add node_pools"
@@ -845,96 +603,3 @@ def build_inputs(
         },
         scrape_only=selected_metric_names(queries),
     )
-
-
-ProfileLocator = Callable[[KeyPath], str]
-"""A profile key path (``("workloads", "llm", "service_time")``) → where it is written."""
-
-
-def profile_locator(text: str | None, source: str) -> ProfileLocator:
-    """Where the keys of the profile ``text`` (read from ``source``) are written: a key's
-    ``source:line``, or its nearest written parent's, or ``source`` when none of the path
-    is written (``text`` None: the built-in defaults, named by ``source``)."""
-    positions: Mapping[KeyPath, Location] = {}
-    if text is not None:
-        try:
-            documents = parse_yaml(text, source)
-        except GpuscaleError:
-            documents = []
-        if documents:
-            positions = documents[0].positions
-
-    def locate(path: KeyPath) -> str:
-        probe = path
-        while probe:
-            if probe in positions:
-                return str(positions[probe])
-            probe = probe[:-1]
-        return source
-
-    return locate
-
-
-def _unlocated(path: KeyPath) -> str:
-    return "the profile"
-
-
-def _tokenless_load(
-    scenario: Scenario | None, traces: Mapping[str, Trace], inputs: SimulationInputs
-) -> dict[str, str]:
-    """Workload name → what sends it requests without token counts."""
-    out: dict[str, str] = {}
-    if scenario is not None:
-        single = inputs.spec.workloads[0].name if len(inputs.spec.workloads) == 1 else None
-        for step in scenario.steps:
-            if isinstance(step, RateStep | RampStep):
-                target = step.workload or single
-                if target is not None:
-                    at = f"{scenario.source}:{step.line}" if step.line else scenario.source
-                    out.setdefault(target, f"the scenario's request steps ({at})")
-    for name, trace in traces.items():
-        if not trace.has_tokens:
-            out.setdefault(name, f"the trace {trace.source}, which has no token columns")
-    return out
-
-
-def needs_capacity(
-    scenario: Scenario | None,
-    traces: Mapping[str, Trace],
-    inputs: SimulationInputs,
-    *,
-    locate: ProfileLocator = _unlocated,
-) -> None:
-    """Raise ``InputError`` naming the profile's ``file:line`` (through ``locate``, see
-    :func:`profile_locator`) and the key to set when requests go to a workload whose
-    profile entry gives no capacity, or only token rates for requests without token
-    counts (rate steps, a trace without token columns) — what the request model could not
-    serve."""
-    names: set[str] = set(traces)
-    tokenless = _tokenless_load(scenario, traces, inputs)
-    names.update(tokenless)
-    for name in sorted(names):
-        try:
-            workload = inputs.spec.workload(name)
-        except KeyError:
-            continue
-        key = ("workloads", workload.name)
-        capacity = workload.capacity
-        if capacity is None:
-            raise InputError(
-                f"workload {workload.name} receives requests but the profile gives it no "
-                f"capacity (workloads.{workload.name})",
-                where=locate(key),
-                fix=f"set workloads.{workload.name}.service_time or requests_per_second (and "
-                "concurrency), or prefill_tokens_per_second and decode_tokens_per_second",
-            )
-        if name in tokenless and capacity.uses_tokens and capacity.service_time_s is None:
-            raise InputError(
-                f"workload {workload.name} receives requests without token counts "
-                f"({tokenless[name]}) but its profile capacity gives only token rates "
-                f"(workloads.{workload.name}.prefill_tokens_per_second)",
-                where=locate((*key, "prefill_tokens_per_second")),
-                fix=f"set workloads.{workload.name}.service_time (the time one request takes "
-                "without token counts) or requests_per_second, or replay a trace with "
-                "prompt_tokens and output_tokens columns",
-            )

@@ -1,0 +1,110 @@
+"""Checks of the load against the system it drives, before a run: requests need a
+capacity, and requests without token counts need more than token rates — each error on
+the profile's ``file:line`` through a :data:`ProfileLocator`. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from gpuscale.errors import GpuscaleError, InputError
+from gpuscale.manifests import KeyPath, Location, parse_yaml
+from gpuscale.sim.scenario import RampStep, RateStep, Scenario
+from gpuscale.sim.traces import Trace
+
+if TYPE_CHECKING:
+    from gpuscale.sim.inputs import SimulationInputs
+
+__all__ = ["ProfileLocator", "needs_capacity", "profile_locator"]
+
+ProfileLocator = Callable[[KeyPath], str]
+"""A profile key path (``("workloads", "llm", "service_time")``) → where it is written."""
+
+
+def profile_locator(text: str | None, source: str) -> ProfileLocator:
+    """Where the keys of the profile ``text`` (read from ``source``) are written: a key's
+    ``source:line``, or its nearest written parent's, or ``source`` when none of the path
+    is written (``text`` None: the built-in defaults, named by ``source``)."""
+    positions: Mapping[KeyPath, Location] = {}
+    if text is not None:
+        try:
+            documents = parse_yaml(text, source)
+        except GpuscaleError:
+            documents = []
+        if documents:
+            positions = documents[0].positions
+
+    def locate(path: KeyPath) -> str:
+        probe = path
+        while probe:
+            if probe in positions:
+                return str(positions[probe])
+            probe = probe[:-1]
+        return source
+
+    return locate
+
+
+def _unlocated(path: KeyPath) -> str:
+    return "the profile"
+
+
+def _tokenless_load(
+    scenario: Scenario | None, traces: Mapping[str, Trace], inputs: SimulationInputs
+) -> dict[str, str]:
+    """Workload name → what sends it requests without token counts."""
+    out: dict[str, str] = {}
+    if scenario is not None:
+        single = inputs.spec.workloads[0].name if len(inputs.spec.workloads) == 1 else None
+        for step in scenario.steps:
+            if isinstance(step, RateStep | RampStep):
+                target = step.workload or single
+                if target is not None:
+                    at = f"{scenario.source}:{step.line}" if step.line else scenario.source
+                    out.setdefault(target, f"the scenario's request steps ({at})")
+    for name, trace in traces.items():
+        if not trace.has_tokens:
+            out.setdefault(name, f"the trace {trace.source}, which has no token columns")
+    return out
+
+
+def needs_capacity(
+    scenario: Scenario | None,
+    traces: Mapping[str, Trace],
+    inputs: SimulationInputs,
+    *,
+    locate: ProfileLocator = _unlocated,
+) -> None:
+    """Raise ``InputError`` naming the profile's ``file:line`` (through ``locate``, see
+    :func:`profile_locator`) and the key to set when requests go to a workload whose
+    profile entry gives no capacity, or only token rates for requests without token
+    counts (rate steps, a trace without token columns) — what the request model could not
+    serve."""
+    names: set[str] = set(traces)
+    tokenless = _tokenless_load(scenario, traces, inputs)
+    names.update(tokenless)
+    for name in sorted(names):
+        try:
+            workload = inputs.spec.workload(name)
+        except KeyError:
+            continue
+        key = ("workloads", workload.name)
+        capacity = workload.capacity
+        if capacity is None:
+            raise InputError(
+                f"workload {workload.name} receives requests but the profile gives it no "
+                f"capacity (workloads.{workload.name})",
+                where=locate(key),
+                fix=f"set workloads.{workload.name}.service_time or requests_per_second (and "
+                "concurrency), or prefill_tokens_per_second and decode_tokens_per_second",
+            )
+        if name in tokenless and capacity.uses_tokens and capacity.service_time_s is None:
+            raise InputError(
+                f"workload {workload.name} receives requests without token counts "
+                f"({tokenless[name]}) but its profile capacity gives only token rates "
+                f"(workloads.{workload.name}.prefill_tokens_per_second)",
+                where=locate((*key, "prefill_tokens_per_second")),
+                fix=f"set workloads.{workload.name}.service_time (the time one request takes "
+                "without token counts) or requests_per_second, or replay a trace with "
+                "prompt_tokens and output_tokens columns",
+            )
