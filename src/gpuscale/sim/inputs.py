@@ -54,7 +54,12 @@ from gpuscale.manifests import (
 from gpuscale.profile import AutoscalerSpec, Profile
 from gpuscale.profile import WorkloadSpec as ProfileWorkload
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
-from gpuscale.sim.load_checks import ProfileLocator, needs_capacity, profile_locator
+from gpuscale.sim.load_checks import (
+    ProfileLocator,
+    needs_capacity,
+    profile_locator,
+    step_workload,
+)
 from gpuscale.sim.located import where
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.node_pools import initial_nodes, pool_spec
@@ -189,7 +194,7 @@ def gauges_of(scenario: Scenario | None, workloads: Sequence[str]) -> dict[str, 
     for step in scenario.steps:
         if not isinstance(step, GaugeStep):
             continue
-        target = step.workload or (workloads[0] if len(workloads) == 1 else None)
+        target = step_workload(step, workloads)
         if target is None:
             continue
         names = out.setdefault(target.split("/")[-1], [])

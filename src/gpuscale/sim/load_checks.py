@@ -4,18 +4,25 @@ the profile's ``file:line`` through a :data:`ProfileLocator`. Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.manifests import KeyPath, Location, parse_yaml
-from gpuscale.sim.scenario import RampStep, RateStep, Scenario
+from gpuscale.sim.scenario import RampStep, RateStep, Scenario, Step
+from gpuscale.sim.specs import WorkloadSpec
 from gpuscale.sim.traces import Trace
 
 if TYPE_CHECKING:
     from gpuscale.sim.inputs import SimulationInputs
 
-__all__ = ["ProfileLocator", "needs_capacity", "profile_locator"]
+__all__ = [
+    "ProfileLocator",
+    "check_capacity",
+    "needs_capacity",
+    "profile_locator",
+    "step_workload",
+]
 
 ProfileLocator = Callable[[KeyPath], str]
 """A profile key path (``("workloads", "llm", "service_time")``) → where it is written."""
@@ -49,16 +56,23 @@ def _unlocated(path: KeyPath) -> str:
     return "the profile"
 
 
+def step_workload(step: Step, names: Sequence[str]) -> str | None:
+    """The workload a scenario step goes to: the one it (or its scenario) names, else the
+    only one of ``names``; None when there are several and it names none. The one rule
+    every reader of a scenario uses (the world, the gauges to build, these checks)."""
+    return step.workload or (names[0] if len(names) == 1 else None)
+
+
 def _tokenless_load(
-    scenario: Scenario | None, traces: Mapping[str, Trace], inputs: SimulationInputs
+    scenario: Scenario | None, traces: Mapping[str, Trace], workloads: Sequence[WorkloadSpec]
 ) -> dict[str, str]:
     """Workload name → what sends it requests without token counts."""
     out: dict[str, str] = {}
     if scenario is not None:
-        single = inputs.spec.workloads[0].name if len(inputs.spec.workloads) == 1 else None
+        names = [w.name for w in workloads]
         for step in scenario.steps:
             if isinstance(step, RateStep | RampStep):
-                target = step.workload or single
+                target = step_workload(step, names)
                 if target is not None:
                     at = f"{scenario.source}:{step.line}" if step.line else scenario.source
                     out.setdefault(target, f"the scenario's request steps ({at})")
@@ -80,13 +94,25 @@ def needs_capacity(
     profile entry gives no capacity, or only token rates for requests without token
     counts (rate steps, a trace without token columns) — what the request model could not
     serve."""
+    check_capacity(scenario, traces, inputs.spec.workloads, locate=locate)
+
+
+def check_capacity(
+    scenario: Scenario | None,
+    traces: Mapping[str, Trace],
+    workloads: Sequence[WorkloadSpec],
+    *,
+    locate: ProfileLocator = _unlocated,
+) -> None:
+    """:func:`needs_capacity` over the workloads themselves: the one capacity check, run
+    by the CLI before it builds a run (with the profile's lines) and by the world when it
+    binds its load."""
     names: set[str] = set(traces)
-    tokenless = _tokenless_load(scenario, traces, inputs)
+    tokenless = _tokenless_load(scenario, traces, workloads)
     names.update(tokenless)
     for name in sorted(names):
-        try:
-            workload = inputs.spec.workload(name)
-        except KeyError:
+        workload = next((w for w in workloads if name in (w.name, w.key)), None)
+        if workload is None:
             continue
         key = ("workloads", workload.name)
         capacity = workload.capacity

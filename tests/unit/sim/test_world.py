@@ -320,7 +320,7 @@ def test_scenario_steps_must_name_a_known_workload() -> None:
     with pytest.raises(InputError, match="no workload named 'nope'"):
         Simulation(two, metrics=PromQLBackend(), load=LoadSpec(scenario=wrong))
     rates = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n")
-    with pytest.raises(InputError, match="has no capacity"):
+    with pytest.raises(InputError, match="gives it no capacity"):
         Simulation(tutorial_spec(), metrics=PromQLBackend(), load=LoadSpec(scenario=rates))
 
 
