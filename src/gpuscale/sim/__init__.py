@@ -12,7 +12,7 @@ records, the request logs and the cost; :func:`summarize` turns them into the su
 See ``docs/simulator.md``.
 """
 
-from gpuscale.sim.engine import Engine, Event, Handle, Priority, Process
+from gpuscale.sim.engine import Event, EventLoop, Handle, Priority, Process
 from gpuscale.sim.flap import FlapStep, FlapVerdict, steady_load_flap
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
@@ -24,9 +24,9 @@ from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
     PoolSpec,
-    PrometheusSpec,
     RequestCapacity,
     RequestMetricNames,
+    ScrapeSpec,
     SimulationSpec,
     WorkloadSpec,
 )
@@ -37,8 +37,8 @@ from gpuscale.sim.world import CostReport, LoadSpec, SimulationResult
 __all__ = [
     "ControlPlaneSpec",
     "CostReport",
-    "Engine",
     "Event",
+    "EventLoop",
     "FlapStep",
     "FlapVerdict",
     "GaugeStep",
@@ -49,7 +49,6 @@ __all__ = [
     "Priority",
     "Process",
     "PromQLBackend",
-    "PrometheusSpec",
     "RampStep",
     "RateSchedule",
     "RateSource",
@@ -61,6 +60,7 @@ __all__ = [
     "ScaleView",
     "Scaler",
     "Scenario",
+    "ScrapeSpec",
     "Simulation",
     "SimulationInputs",
     "SimulationResult",

@@ -70,8 +70,8 @@ from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
-    PrometheusSpec,
     RequestCapacity,
+    ScrapeSpec,
     SimulationSpec,
     WorkloadSpec,
 )
@@ -583,7 +583,7 @@ def build_inputs(
         tuple(specs),
         pool_specs,
         autoscaler=autoscaling_options(profile.autoscaler),
-        prometheus=PrometheusSpec(scrape_interval_s=profile.prometheus.scrape_interval),
+        prometheus=ScrapeSpec(scrape_interval_s=profile.prometheus.scrape_interval),
         control_plane=ControlPlaneSpec(
             hpa_sync_period_s=profile.hpa.sync_period or DEFAULT_SYNC_PERIOD_SECONDS
         ),

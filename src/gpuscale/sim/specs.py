@@ -31,9 +31,9 @@ __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
     "ControlPlaneSpec",
     "PoolSpec",
-    "PrometheusSpec",
     "RequestCapacity",
     "RequestMetricNames",
+    "ScrapeSpec",
     "SimulationSpec",
     "WorkloadSpec",
 ]
@@ -303,7 +303,7 @@ class PoolSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class PrometheusSpec:
+class ScrapeSpec:
     """How Prometheus scrapes (``scrape/manager.go``, ``scrape/scrape.go``, ``target.go``)."""
 
     scrape_interval_s: float = 30.0
@@ -367,7 +367,7 @@ class SimulationSpec:
     ``autoscaler`` section maps onto them in :func:`gpuscale.sim.inputs.autoscaling_options`)."""
     autoscaler_enabled: bool = True
     """Run the cluster autoscaler at all."""
-    prometheus: PrometheusSpec = field(default_factory=PrometheusSpec)
+    prometheus: ScrapeSpec = field(default_factory=ScrapeSpec)
     control_plane: ControlPlaneSpec = field(default_factory=ControlPlaneSpec)
     provider: str = "doks"
     """The profile's ``cluster.provider``: what it writes on every node

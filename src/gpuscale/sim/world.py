@@ -1,6 +1,6 @@
 """The simulated cluster and the Kubernetes loops that move its pods and nodes — the
 ReplicaSet controller, the scheduler, the kubelet, endpoints and the scalers' syncs.
-Pure: it runs inside an :class:`~gpuscale.sim.engine.Engine` and reads no clock.
+Pure: it runs inside an :class:`~gpuscale.sim.engine.EventLoop` and reads no clock.
 
 The rest lives beside it, one concern a module: the objects (``sim/cluster.py``), what
 Prometheus scrapes (``sim/targets.py``), the load (``sim/loading.py``), the cluster
@@ -51,7 +51,7 @@ from gpuscale.controllers.scheduler import (
 )
 from gpuscale.sim.autoscaler_loop import AutoscalerLoop
 from gpuscale.sim.cluster import NAME_CHARS, Node, Pod, Workload
-from gpuscale.sim.engine import Engine, Handle, Priority
+from gpuscale.sim.engine import EventLoop, Handle, Priority
 from gpuscale.sim.ledger import CostReport, Ledger
 from gpuscale.sim.loading import LoadDriver, LoadSpec
 from gpuscale.sim.metrics import MetricsBackend
@@ -81,13 +81,13 @@ class World:
         load: LoadSpec | None = None,
         warm_start: bool = True,
         audit: bool = False,
-        engine: Engine | None = None,
+        engine: EventLoop | None = None,
         scrape_only: Collection[str] | None = None,
     ) -> None:
         self.spec = spec
         self.metrics = metrics
         self.seed = seed
-        self.engine = engine or Engine()
+        self.engine = engine or EventLoop()
         self.audit_enabled = audit
         self.audit: list[str] = []
         self.provider = PROVIDERS[spec.provider]

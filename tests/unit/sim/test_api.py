@@ -8,8 +8,8 @@ import pytest
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
     PoolSpec,
-    PrometheusSpec,
     RequestCapacity,
+    ScrapeSpec,
     SimulationSpec,
     WorkloadSpec,
 )
@@ -38,7 +38,7 @@ from gpuscale.timeline import (
         (lambda: RequestCapacity(concurrency=0, service_time_s=1), "concurrency"),
         (RequestCapacity, "service_time_s or token rates"),
         (lambda: RequestCapacity(prefill_tokens_per_s=10), "both"),
-        (lambda: PrometheusSpec(scrape_interval_s=0), "scrape_interval_s"),
+        (lambda: ScrapeSpec(scrape_interval_s=0), "scrape_interval_s"),
         (lambda: ControlPlaneSpec(load_balancing="sticky"), "load_balancing"),
         (lambda: SimulationSpec((), ()), "at least one node pool"),
     ],
