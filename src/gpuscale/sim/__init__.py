@@ -23,12 +23,12 @@ from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario, parse
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
-    PoolSpec,
     RequestCapacity,
     RequestMetricNames,
     ScrapeSpec,
+    SimPool,
     SimulationSpec,
-    WorkloadSpec,
+    SimWorkload,
 )
 from gpuscale.sim.summary import Summary, summarize
 from gpuscale.sim.traces import Trace, parse_trace
@@ -45,7 +45,6 @@ __all__ = [
     "Handle",
     "LoadSpec",
     "MetricsBackend",
-    "PoolSpec",
     "Priority",
     "Process",
     "PromQLBackend",
@@ -61,6 +60,8 @@ __all__ = [
     "Scaler",
     "Scenario",
     "ScrapeSpec",
+    "SimPool",
+    "SimWorkload",
     "Simulation",
     "SimulationInputs",
     "SimulationResult",
@@ -68,7 +69,6 @@ __all__ = [
     "Summary",
     "Trace",
     "TraceSource",
-    "WorkloadSpec",
     "build_inputs",
     "parse_scenario",
     "parse_trace",

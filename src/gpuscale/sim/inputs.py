@@ -4,7 +4,7 @@
 here. :func:`build_inputs` reads what the cluster would read:
 
 - every **Deployment/StatefulSet** (the typed ``Workload`` view) becomes a
-  :class:`~gpuscale.sim.specs.WorkloadSpec`: replicas, summed pod requests (GPUs
+  :class:`~gpuscale.sim.specs.SimWorkload`: replicas, summed pod requests (GPUs
   included), nodeSelector, required node affinity, tolerations, the readiness probe,
   ``terminationGracePeriodSeconds``, ``minReadySeconds``, emptyDir/hostPath volumes
   (which keep the cluster autoscaler from draining a node); the profile's
@@ -15,7 +15,7 @@ here. :func:`build_inputs` reads what the cluster would read:
   endpoint naming one of its ports) say whether and how
   the pods are scraped: interval, path, ``honorLabels``, ``jobLabel`` and the target's
   labels — or that nothing scrapes them, which is a warning, and a faithful prediction;
-- the profile's **node pools** become :class:`~gpuscale.sim.specs.PoolSpec` s (labels and
+- the profile's **node pools** become :class:`~gpuscale.sim.specs.SimPool` s (labels and
   taints as the provider sets them, min/max or a fixed count, price, provisioning time),
   with as many nodes at the start as the initial replicas need; its **autoscaler**,
   **hpa** and **prometheus** sections give the loops' timings, the lookback and the
@@ -51,8 +51,7 @@ from gpuscale.manifests import (
     ServiceMonitor,
     Workload,
 )
-from gpuscale.profile import AutoscalerSpec, Profile
-from gpuscale.profile import WorkloadSpec as ProfileWorkload
+from gpuscale.profile import AutoscalerSpec, Profile, WorkloadSpec
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
 from gpuscale.sim.load_checks import (
     ProfileLocator,
@@ -73,7 +72,7 @@ from gpuscale.sim.specs import (
     RequestCapacity,
     ScrapeSpec,
     SimulationSpec,
-    WorkloadSpec,
+    SimWorkload,
 )
 from gpuscale.sim.world import LoadSpec
 
@@ -288,7 +287,7 @@ def _local_storage(manifest: Manifest) -> bool:
     )
 
 
-def _capacity(settings: ProfileWorkload) -> RequestCapacity | None:
+def _capacity(settings: WorkloadSpec) -> RequestCapacity | None:
     service_time = settings.service_time
     if service_time is None and settings.requests_per_second is not None:
         service_time = settings.concurrency / settings.requests_per_second
@@ -413,7 +412,7 @@ def _workload_spec(
     profile: Profile,
     default_namespace: str,
     gauges: tuple[str, ...],
-) -> tuple[WorkloadSpec, str | None]:
+) -> tuple[SimWorkload, str | None]:
     try:
         workload = Workload.from_manifest(manifest)
     except GpuscaleError as error:
@@ -439,7 +438,7 @@ def _workload_spec(
     grace = workload.termination_grace_period_seconds
     min_ready = manifest.get(("spec", "minReadySeconds"))
     try:
-        spec = WorkloadSpec(
+        spec = SimWorkload(
             workload.name,
             namespace=namespace,
             replicas=workload.replicas,
@@ -524,7 +523,7 @@ def build_inputs(
     """
     gauges = gauges or {}
     warnings: list[str] = []
-    workloads: dict[tuple[str, str, str], WorkloadSpec] = {}
+    workloads: dict[tuple[str, str, str], SimWorkload] = {}
     for manifest in manifests.by_kind("Deployment", "StatefulSet"):
         spec, warning = _workload_spec(
             manifest, manifests, profile, namespace, tuple(gauges.get(manifest.name, ()))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.manifests import KeyPath, Location, parse_yaml
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario, Step
-from gpuscale.sim.specs import WorkloadSpec
+from gpuscale.sim.specs import SimWorkload
 from gpuscale.sim.traces import Trace
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def step_workload(step: Step, names: Sequence[str]) -> str | None:
 
 
 def _tokenless_load(
-    scenario: Scenario | None, traces: Mapping[str, Trace], workloads: Sequence[WorkloadSpec]
+    scenario: Scenario | None, traces: Mapping[str, Trace], workloads: Sequence[SimWorkload]
 ) -> dict[str, str]:
     """Workload name → what sends it requests without token counts."""
     out: dict[str, str] = {}
@@ -100,7 +100,7 @@ def needs_capacity(
 def check_capacity(
     scenario: Scenario | None,
     traces: Mapping[str, Trace],
-    workloads: Sequence[WorkloadSpec],
+    workloads: Sequence[SimWorkload],
     *,
     locate: ProfileLocator = _unlocated,
 ) -> None:

@@ -1,4 +1,4 @@
-"""The profile's node pools as the simulator's :class:`~gpuscale.sim.specs.PoolSpec` s,
+"""The profile's node pools as the simulator's :class:`~gpuscale.sim.specs.SimPool` s,
 and how many nodes each has at the start: its minimum, plus what the initial replicas
 need (first fit, in pool order), within its maximum — the cluster a Deployment already
 running finds. Pure."""
@@ -11,7 +11,7 @@ from gpuscale.controllers import scheduler
 from gpuscale.errors import InputError
 from gpuscale.profile import NodePool
 from gpuscale.sim.provider import NodeProvider
-from gpuscale.sim.specs import PoolSpec, WorkloadSpec
+from gpuscale.sim.specs import SimPool, SimWorkload
 
 __all__ = ["DEFAULT_PODS_PER_NODE", "initial_nodes", "pool_spec"]
 
@@ -19,7 +19,7 @@ DEFAULT_PODS_PER_NODE = 110
 """The kubelet's ``--max-pods`` default: a node's ``pods`` allocatable."""
 
 
-def pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
+def pool_spec(pool: NodePool, nodes: int) -> SimPool:
     allocatable: dict[str, float] = {
         "cpu": pool.cpu,
         "memory": float(pool.memory),
@@ -29,7 +29,7 @@ def pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
     if resource is not None and pool.gpus_per_node:
         allocatable[resource] = pool.gpus_per_node
     try:
-        return PoolSpec(
+        return SimPool(
             pool.name,
             allocatable=allocatable,
             labels=dict(pool.labels),
@@ -53,7 +53,7 @@ def pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
 
 
 def initial_nodes(
-    pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec], provider: NodeProvider
+    pools: Sequence[NodePool], workloads: Sequence[SimWorkload], provider: NodeProvider
 ) -> list[int]:
     """Nodes per pool at the start: the pool's minimum, plus what the initial replicas
     need (first fit, in pool order), within its maximum — the cluster as a Deployment
@@ -88,7 +88,7 @@ def initial_nodes(
 
 def _fits(
     requirements: scheduler.PodRequirements,
-    pool: PoolSpec,
+    pool: SimPool,
     used: dict[str, int],
     provider: NodeProvider,
 ) -> bool:

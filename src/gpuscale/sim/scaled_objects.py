@@ -15,7 +15,7 @@ from gpuscale.promql import PromQLError
 from gpuscale.sim.keda import ScaledObjectSource
 from gpuscale.sim.located import relocate, where
 from gpuscale.sim.metrics import PromQLBackend
-from gpuscale.sim.specs import WorkloadSpec
+from gpuscale.sim.specs import SimWorkload
 
 __all__ = ["scaled_object"]
 
@@ -50,7 +50,7 @@ def scaled_object(
     manifests: ManifestSet,
     profile: Profile,
     default_namespace: str,
-    workloads: Mapping[tuple[str, str, str], WorkloadSpec],
+    workloads: Mapping[tuple[str, str, str], SimWorkload],
     backend: PromQLBackend,
 ) -> tuple[ScaledObjectSource, list[str]]:
     """The KEDA source of ``manifest``, and the warnings it gives."""

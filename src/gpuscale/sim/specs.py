@@ -30,12 +30,12 @@ from gpuscale.sim.provider import PROVIDERS
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
     "ControlPlaneSpec",
-    "PoolSpec",
     "RequestCapacity",
     "RequestMetricNames",
     "ScrapeSpec",
+    "SimPool",
+    "SimWorkload",
     "SimulationSpec",
-    "WorkloadSpec",
 ]
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -122,7 +122,7 @@ class RequestMetricNames:
 
 
 @dataclass(frozen=True, slots=True)
-class WorkloadSpec:
+class SimWorkload:
     """A Deployment: its pod template and how its pods behave."""
 
     name: str
@@ -240,7 +240,7 @@ class WorkloadSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class PoolSpec:
+class SimPool:
     """A node pool (node group): what its nodes offer, cost and how fast they come."""
 
     name: str
@@ -358,9 +358,9 @@ class ControlPlaneSpec:
 class SimulationSpec:
     """Everything the world is made of."""
 
-    workloads: tuple[WorkloadSpec, ...]
+    workloads: tuple[SimWorkload, ...]
     """The Deployments."""
-    pools: tuple[PoolSpec, ...]
+    pools: tuple[SimPool, ...]
     """The node pools."""
     autoscaler: AutoscalingOptions = field(default_factory=AutoscalingOptions)
     """The cluster autoscaler model's options, as the model takes them (the profile's
@@ -385,7 +385,7 @@ class SimulationSpec:
         if len(set(names)) != len(names):
             raise ValueError("pool names must be unique")
 
-    def workload(self, name: str) -> WorkloadSpec:
+    def workload(self, name: str) -> SimWorkload:
         """The workload called ``name`` (or ``namespace/name``)."""
         for w in self.workloads:
             if name in (w.name, w.key):

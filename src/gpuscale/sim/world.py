@@ -61,7 +61,7 @@ from gpuscale.sim.requests import ReplicaServer, RequestLog
 from gpuscale.sim.scaler_loop import start_scaler
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scrape import ScrapeManager
-from gpuscale.sim.specs import PoolSpec, SimulationSpec
+from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
 from gpuscale.timeline import Decision, Record
 
@@ -465,7 +465,7 @@ class World:
 
     # ------------------------------------------------------------------ nodes
 
-    def new_node(self, pool: PoolSpec) -> Node:
+    def new_node(self, pool: SimPool) -> Node:
         self._node_index += 1
         suffix = "".join(self._names.choice(NAME_CHARS) for _ in range(5))
         name = f"{pool.name}-{suffix}"
