@@ -1,12 +1,13 @@
 """The simulated cluster and the Kubernetes loops that move its pods and nodes — the
-ReplicaSet controller, the scheduler, the kubelet, endpoints and the scalers' syncs.
-Pure: it runs inside an :class:`~gpuscale.sim.engine.EventLoop` and reads no clock.
+ReplicaSet controller, the scheduler, the kubelet and endpoints. Pure: it runs inside an
+:class:`~gpuscale.sim.engine.EventLoop` and reads no clock.
 
 The rest lives beside it, one concern a module: the objects (``sim/cluster.py``), what
-Prometheus scrapes (``sim/targets.py``), the load (``sim/loading.py``), the cluster
-autoscaler's loop (``sim/autoscaler_loop.py``), the cost and GPU-time books
-(``sim/ledger.py``), the timeline (``sim/recorder.py``) and what the provider writes on
-its nodes (``sim/provider.py``).
+Prometheus scrapes (``sim/targets.py``), the load (``sim/loading.py``), the scalers'
+syncs (``sim/scaler_loop.py``), the cluster autoscaler's loop
+(``sim/autoscaler_loop.py``), the cost and GPU-time books (``sim/ledger.py``), the
+timeline (``sim/recorder.py``) and what the provider writes on its nodes
+(``sim/provider.py``).
 
 Each loop calls the controller model it follows (``gpuscale.controllers``) with a
 snapshot and applies the decision; this module is only the plumbing between them, with
