@@ -28,7 +28,6 @@ __all__ = [
     "SCALE_DOWN_DELAY_AFTER_FAILURE_S",
     "SCALE_DOWN_GPU_UTILIZATION_THRESHOLD",
     "SCALE_DOWN_UNNEEDED_TIME_S",
-    "SCALE_DOWN_UNREADY_TIME_S",
     "SCALE_DOWN_UTILIZATION_THRESHOLD",
     "SCAN_INTERVAL_S",
     "UNSCHEDULABLE_POD_TIME_BUFFER_S",
@@ -52,8 +51,6 @@ SCALE_DOWN_DELAY_AFTER_DELETE_S = 0.0
 gpuscale's models have always used 0, see the FAQ's table)."""
 SCALE_DOWN_DELAY_AFTER_FAILURE_S = 180.0
 """``--scale-down-delay-after-failure``."""
-SCALE_DOWN_UNREADY_TIME_S = 1200.0
-"""``--scale-down-unready-time``."""
 SCALE_DOWN_UTILIZATION_THRESHOLD = 0.5
 """``--scale-down-utilization-threshold``."""
 SCALE_DOWN_GPU_UTILIZATION_THRESHOLD = 0.5

@@ -418,8 +418,6 @@ class AutoscalerSpec(_Model):
     """No scale-down for this long after a node deletion."""
     scale_down_delay_after_failure: Delay = ca.SCALE_DOWN_DELAY_AFTER_FAILURE_S
     """No scale-down for this long after a failed one."""
-    scale_down_unready_time: Delay = ca.SCALE_DOWN_UNREADY_TIME_S
-    """An unready node must be unneeded this long before removal."""
     scale_down_utilization_threshold: float = Field(
         default=ca.SCALE_DOWN_UTILIZATION_THRESHOLD, ge=0, le=1
     )
@@ -435,6 +433,25 @@ class AutoscalerSpec(_Model):
     expander: Literal["random", "least-waste", "most-pods", "price", "priority"] = "random"
     """Which pool to grow when several fit. Default: ``random`` on DOKS (DigitalOcean's
     documented default), ``least-waste`` elsewhere (upstream's current default)."""
+    expander_priorities: dict[int, list[str]] = Field(default_factory=dict)
+    """For ``expander: priority``: priority → regexes of pool names; the highest priority
+    with a matching pool wins (the ``cluster-autoscaler-priority-expander`` ConfigMap)."""
+    max_nodes_total: int = Field(default=0, ge=0)
+    """Most nodes in the cluster, all pools together; 0 means no limit
+    (``--max-nodes-total``)."""
+
+    @field_validator("expander_priorities")
+    @classmethod
+    def _patterns_compile(cls, value: dict[int, list[str]]) -> dict[int, list[str]]:
+        for priority, patterns in value.items():
+            for pattern in patterns:
+                try:
+                    re.compile(pattern)
+                except re.error as error:
+                    raise ValueError(
+                        f"priority {priority}: {pattern!r} is not a regular expression ({error})"
+                    ) from None
+        return value
 
 
 class HpaSpec(_Model):

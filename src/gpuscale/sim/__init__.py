@@ -13,7 +13,7 @@ the summary.
 See ``docs/simulator.md``.
 """
 
-from gpuscale.sim.engine import Engine, Event, Handle, Priority, Process
+from gpuscale.sim.engine import Event, EventLoop, Handle, Priority, Process
 from gpuscale.sim.flap import FlapStep, FlapVerdict, steady_load_flap
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
@@ -24,12 +24,12 @@ from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario, parse
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
-    PoolSpec,
-    PrometheusSpec,
     RequestCapacity,
     RequestMetricNames,
+    ScrapeSpec,
+    SimPool,
     SimulationSpec,
-    WorkloadSpec,
+    SimWorkload,
 )
 from gpuscale.sim.traces import Trace, parse_trace
 from gpuscale.sim.world import CostReport, LoadSpec, SimulationResult
@@ -37,19 +37,17 @@ from gpuscale.sim.world import CostReport, LoadSpec, SimulationResult
 __all__ = [
     "ControlPlaneSpec",
     "CostReport",
-    "Engine",
     "Event",
+    "EventLoop",
     "FlapStep",
     "FlapVerdict",
     "GaugeStep",
     "Handle",
     "LoadSpec",
     "MetricsBackend",
-    "PoolSpec",
     "Priority",
     "Process",
     "PromQLBackend",
-    "PrometheusSpec",
     "RampStep",
     "RateSchedule",
     "RateSource",
@@ -61,13 +59,15 @@ __all__ = [
     "ScaleView",
     "Scaler",
     "Scenario",
+    "ScrapeSpec",
+    "SimPool",
+    "SimWorkload",
     "Simulation",
     "SimulationInputs",
     "SimulationResult",
     "SimulationSpec",
     "Trace",
     "TraceSource",
-    "WorkloadSpec",
     "build_inputs",
     "parse_scenario",
     "parse_trace",

@@ -13,7 +13,7 @@ from gpuscale.kube import Taint
 from gpuscale.sim.engine import Handle
 from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget
-from gpuscale.sim.specs import PoolSpec, WorkloadSpec
+from gpuscale.sim.specs import SimPool, SimWorkload
 
 __all__ = ["NAME_CHARS", "Node", "Pod", "Workload"]
 
@@ -46,7 +46,7 @@ class Node:
     )
 
     def __init__(
-        self, pool: PoolSpec, index: int, name: str, created_at: float, labels: dict[str, str]
+        self, pool: SimPool, index: int, name: str, created_at: float, labels: dict[str, str]
     ) -> None:
         self.pool = pool
         self.index = index
@@ -192,7 +192,7 @@ class Workload:
         "template_hash",
     )
 
-    def __init__(self, spec: WorkloadSpec, template_hash: str) -> None:
+    def __init__(self, spec: SimWorkload, template_hash: str) -> None:
         self.spec = spec
         self.spec_replicas = spec.replicas
         self.pods: dict[str, Pod] = {}

@@ -6,7 +6,7 @@ Everything in the simulator happens inside an action the engine calls at a time.
 engine never reads a clock: ``now`` is whatever time it has advanced to. That keeps the
 two questions apart:
 
-- *when* — :meth:`Engine.advance_to` runs every action due up to ``t`` and stops there.
+- *when* — :meth:`EventLoop.advance_to` runs every action due up to ``t`` and stops there.
   ``gpuscale simulate`` calls it with ever larger virtual times as fast as it can;
   tests call it tick by tick.
 - *what* — the actions themselves (a scrape, an HPA sync, a pod becoming Ready), which
@@ -29,14 +29,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = [
-    "Engine",
-    "Event",
-    "Handle",
-    "Priority",
-    "Process",
-    "ProcessGenerator",
-]
+__all__ = ["Event", "EventLoop", "Handle", "Priority", "Process", "ProcessGenerator"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +54,7 @@ class Priority:
 
 
 class Handle:
-    """A scheduled action; :meth:`Engine.cancel` marks it so the engine skips it."""
+    """A scheduled action; :meth:`EventLoop.cancel` marks it so the engine skips it."""
 
     __slots__ = ("action", "cancelled", "time")
 
@@ -76,7 +69,7 @@ class Event:
 
     __slots__ = ("_callbacks", "_engine", "triggered", "value")
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: EventLoop) -> None:
         self._engine = engine
         self._callbacks: list[Callable[[Any], None]] = []
         self.triggered = False
@@ -109,7 +102,7 @@ class Process:
 
     __slots__ = ("_engine", "_generator", "_priority", "finished")
 
-    def __init__(self, engine: Engine, generator: ProcessGenerator, priority: int) -> None:
+    def __init__(self, engine: EventLoop, generator: ProcessGenerator, priority: int) -> None:
         self._engine = engine
         self._generator = generator
         self._priority = priority
@@ -127,8 +120,9 @@ class Process:
             self._engine.after(float(waited), self._resume, priority=self._priority)
 
 
-class Engine:
-    """A discrete-event engine in virtual seconds, starting at ``start``."""
+class EventLoop:
+    """A discrete-event engine in virtual seconds, starting at ``start`` (named apart from
+    ``gpuscale.promql``'s query ``Engine``)."""
 
     __slots__ = ("_heap", "_seq", "now")
 

@@ -186,7 +186,7 @@ def _simulated(
 ) -> SimulationInputs:
     """``inputs`` reduced to ``source`` alone, with the gauges the scenario sets exported by
     the pods of every workload of that name from the start: what ``build_inputs`` with
-    ``gauges=`` would read (it only sets ``WorkloadSpec.gauges``), without reading the
+    ``gauges=`` would read (it only sets ``SimWorkload.gauges``), without reading the
     manifests a second time."""
     gauges: dict[str, list[str]] = {}
     for step in scenario.steps:

@@ -4,17 +4,18 @@
 here. :func:`build_inputs` reads what the cluster would read:
 
 - every **Deployment/StatefulSet** (the typed ``Workload`` view) becomes a
-  :class:`~gpuscale.sim.specs.WorkloadSpec`: replicas, summed pod requests (GPUs
+  :class:`~gpuscale.sim.specs.SimWorkload`: replicas, summed pod requests (GPUs
   included), nodeSelector, required node affinity, tolerations, the readiness probe,
   ``terminationGracePeriodSeconds``, ``minReadySeconds``, emptyDir/hostPath volumes
   (which keep the cluster autoscaler from draining a node); the profile's
   ``workloads.<name>`` adds image pull and start-up times and request capacity;
 - the **Service** whose selector matches the pod template and the **ServiceMonitor**
   that selects that Service (its labels, ``namespaceSelector``, the Prometheus'
-  ``release`` label selector, an endpoint naming one of its ports) say whether and how
+  ``release`` label selector unless ``prometheus.selects_all_servicemonitors``, an
+  endpoint naming one of its ports) say whether and how
   the pods are scraped: interval, path, ``honorLabels``, ``jobLabel`` and the target's
   labels — or that nothing scrapes them, which is a warning, and a faithful prediction;
-- the profile's **node pools** become :class:`~gpuscale.sim.specs.PoolSpec` s (labels and
+- the profile's **node pools** become :class:`~gpuscale.sim.specs.SimPool` s (labels and
   taints as the provider sets them, min/max or a fixed count, price, provisioning time),
   with as many nodes at the start as the initial replicas need; its **autoscaler**,
   **hpa** and **prometheus** sections give the loops' timings, the lookback and the
@@ -32,49 +33,46 @@ pointing at another Prometheus) is returned as :attr:`SimulationInputs.warnings`
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
 import promql_parser as pp
 
-from gpuscale.controllers import scheduler
 from gpuscale.controllers.cluster_autoscaler import AutoscalingOptions
 from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
-from gpuscale.controllers.keda import (
-    ScaledObjectSpec,
-    generated_hpa,
-    validate_scaled_object,
-)
 from gpuscale.controllers.kubelet import Readiness, ReadinessProbe
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.manifests import (
-    KeyPath,
     Manifest,
     ManifestSet,
     Service,
     ServiceMonitor,
     Workload,
 )
-from gpuscale.profile import AutoscalerSpec, NodePool, Profile
-from gpuscale.profile import WorkloadSpec as ProfileWorkload
-from gpuscale.promql import PromQLError, fold, parse_query, walk
+from gpuscale.profile import AutoscalerSpec, Profile, WorkloadSpec
+from gpuscale.promql import fold, parse_query, walk
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
+from gpuscale.sim.load_checks import (
+    ProfileLocator,
+    needs_capacity,
+    step_workload,
+)
+from gpuscale.sim.located import where
 from gpuscale.sim.metrics import PromQLBackend
-from gpuscale.sim.provider import PROVIDERS, NodeProvider
+from gpuscale.sim.node_pools import initial_nodes, pool_spec
+from gpuscale.sim.provider import PROVIDERS
+from gpuscale.sim.scaled_objects import scaled_object
 from gpuscale.sim.scalers import Scaler
-from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
+from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
-    PoolSpec,
-    PrometheusSpec,
     RequestCapacity,
+    ScrapeSpec,
     SimulationSpec,
-    WorkloadSpec,
+    SimWorkload,
 )
-from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 
 __all__ = [
@@ -114,8 +112,6 @@ APPROXIMATIONS = (
     "at t=0 with the ScaledObject (created with the run), the Deployment already running.",
 )
 """What is modelled approximately, for timeline headers and reports."""
-
-_DEFAULT_PODS_PER_NODE = 110
 
 
 @dataclass(frozen=True)
@@ -191,7 +187,7 @@ def gauges_of(scenario: Scenario | None, workloads: Sequence[str]) -> dict[str, 
     for step in scenario.steps:
         if not isinstance(step, GaugeStep):
             continue
-        target = step.workload or (workloads[0] if len(workloads) == 1 else None)
+        target = step_workload(step, workloads)
         if target is None:
             continue
         names = out.setdefault(target.split("/")[-1], [])
@@ -221,30 +217,6 @@ def selected_metric_names(queries: Sequence[str]) -> frozenset[str] | None:
     return frozenset(names)
 
 
-def _where(manifest: Manifest, path: KeyPath) -> str:
-    return str(manifest.line_of(path))
-
-
-def _path_of(text: str) -> KeyPath:
-    """``spec.triggers[0].metadata.query`` → ``("spec", "triggers", 0, "metadata", "query")``."""
-    parts: list[str | int] = []
-    for token in re.findall(r"[^.\[\]]+|\[\d+\]", text):
-        parts.append(int(token[1:-1]) if token.startswith("[") else token)
-    return tuple(parts)
-
-
-def _relocate(error: GpuscaleError, manifest: Manifest, base: KeyPath = ()) -> InputError:
-    """``error`` with its key path (``spec.x[0]``) turned into the manifest's ``file:line``."""
-    path = _path_of(error.where or "")
-    if path[: len(base)] != base:
-        path = (*base, *path)
-    return InputError(
-        f"{manifest.kind} {manifest.name}: {error.message}",
-        where=_where(manifest, path),
-        fix=error.fix,
-    )
-
-
 # --------------------------------------------------------------------------- workloads
 
 
@@ -269,7 +241,7 @@ def _local_storage(manifest: Manifest) -> bool:
     )
 
 
-def _capacity(settings: ProfileWorkload) -> RequestCapacity | None:
+def _capacity(settings: WorkloadSpec) -> RequestCapacity | None:
     service_time = settings.service_time
     if service_time is None and settings.requests_per_second is not None:
         service_time = settings.concurrency / settings.requests_per_second
@@ -315,7 +287,7 @@ def _scrape(
     namespace: str,
     manifests: ManifestSet,
     default_namespace: str,
-    release: str,
+    release: str | None,
 ) -> _Scrape:
     services = []
     for manifest in manifests.by_kind("Service"):
@@ -347,7 +319,7 @@ def _scrape(
                     f"and the Service is in {namespace}"
                 )
                 continue
-            if monitor.labels.get("release") != release:
+            if release is not None and monitor.labels.get("release") != release:
                 reasons.append(
                     f"ServiceMonitor {monitor.name} ({monitor.source}) lacks the label "
                     f"release: {release} that the Prometheus of release {release!r} selects"
@@ -394,7 +366,7 @@ def _workload_spec(
     profile: Profile,
     default_namespace: str,
     gauges: tuple[str, ...],
-) -> tuple[WorkloadSpec, str | None]:
+) -> tuple[SimWorkload, str | None]:
     try:
         workload = Workload.from_manifest(manifest)
     except GpuscaleError as error:
@@ -403,21 +375,24 @@ def _workload_spec(
     if workload.replicas is None:
         raise InputError(
             f"{manifest.kind} {manifest.name}: spec.replicas is a template placeholder",
-            where=_where(manifest, ("spec", "replicas")),
+            where=where(manifest, ("spec", "replicas")),
             fix="render the manifest first, or write a number",
         )
     if not workload.containers:
         raise InputError(
             f"{manifest.kind} {manifest.name} has no containers",
-            where=_where(manifest, ("spec", "template", "spec", "containers")),
+            where=where(manifest, ("spec", "template", "spec", "containers")),
             fix="add the workload's container",
         )
     settings = profile.workload(workload.name)
-    scrape = _scrape(workload, namespace, manifests, default_namespace, profile.prometheus.release)
+    prometheus = profile.prometheus
+    # a Prometheus that selects every ServiceMonitor (gpuscale install's) needs no label
+    release = None if prometheus.selects_all_servicemonitors else prometheus.release
+    scrape = _scrape(workload, namespace, manifests, default_namespace, release)
     grace = workload.termination_grace_period_seconds
     min_ready = manifest.get(("spec", "minReadySeconds"))
     try:
-        spec = WorkloadSpec(
+        spec = SimWorkload(
             workload.name,
             namespace=namespace,
             replicas=workload.replicas,
@@ -451,213 +426,6 @@ def _workload_spec(
             fix="correct the value in the manifest or the profile's workloads section",
         ) from None
     return spec, scrape.warning
-
-
-# --------------------------------------------------------------------------- pools
-
-
-def _pool_spec(pool: NodePool, nodes: int) -> PoolSpec:
-    allocatable: dict[str, float] = {
-        "cpu": pool.cpu,
-        "memory": float(pool.memory),
-        "pods": _DEFAULT_PODS_PER_NODE,
-    }
-    resource = pool.gpu_resource
-    if resource is not None and pool.gpus_per_node:
-        allocatable[resource] = pool.gpus_per_node
-    try:
-        return PoolSpec(
-            pool.name,
-            allocatable=allocatable,
-            labels=dict(pool.labels),
-            taints=tuple(pool.node_taints),
-            min_nodes=pool.lowest,
-            max_nodes=pool.highest,
-            initial_nodes=nodes,
-            price_per_hour=pool.price_per_hour,
-            provisioning_s=pool.provisioning_time,
-            gpu_model=pool.gpu_model or "",
-        )
-    except ValueError as error:
-        raise InputError(
-            f"node pool {pool.name}: {error}",
-            where=f"node_pools[{pool.name}]",
-            fix="use a DNS label (lowercase letters, digits, '-') and consistent counts",
-        ) from None
-
-
-def _initial_nodes(
-    pools: Sequence[NodePool], workloads: Sequence[WorkloadSpec], provider: NodeProvider
-) -> list[int]:
-    """Nodes per pool at the start: the pool's minimum, plus what the initial replicas
-    need (first fit, in pool order), within its maximum — the cluster as a Deployment
-    already running finds it."""
-    templates = [_pool_spec(pool, pool.lowest) for pool in pools]
-    counts = [pool.lowest for pool in pools]
-    nodes: list[tuple[int, dict[str, int]]] = [
-        (index, {}) for index, pool in enumerate(pools) for _ in range(pool.lowest)
-    ]
-    for workload in workloads:
-        requirements = workload.pod_requirements()
-        for _ in range(workload.replicas):
-            placed = False
-            for index, used in nodes:
-                if _fits(requirements, templates[index], used, provider):
-                    _take(requirements, used)
-                    placed = True
-                    break
-            if placed:
-                continue
-            for index, pool in enumerate(pools):
-                if counts[index] >= pool.highest:
-                    continue
-                used = {}
-                if _fits(requirements, templates[index], used, provider):
-                    _take(requirements, used)
-                    nodes.append((index, used))
-                    counts[index] += 1
-                    break
-    return counts
-
-
-def _fits(
-    requirements: scheduler.PodRequirements,
-    pool: PoolSpec,
-    used: dict[str, int],
-    provider: NodeProvider,
-) -> bool:
-    view = scheduler.NodeView(
-        "template",
-        provider.template_labels(dict(pool.labels), pool.name),
-        pool.taints,
-        scheduler.quantities(pool.allocatable),
-        dict(used),
-    )
-    reasons, _ = scheduler.filter_node(requirements, view)
-    return not reasons
-
-
-def _take(requirements: scheduler.PodRequirements, used: dict[str, int]) -> None:
-    for resource, amount in requirements.requests.items():
-        used[resource] = used.get(resource, 0) + amount
-    used["pods"] = used.get("pods", 0) + 1
-
-
-# --------------------------------------------------------------------------- ScaledObjects
-
-
-def _auth_params(
-    manifests: ManifestSet, namespace: str, default_namespace: str, name: str | None
-) -> dict[str, str] | None:
-    """The parameters a TriggerAuthentication supplies, with placeholder values (secrets
-    are not read: the simulation needs only to know they are given)."""
-    if not name:
-        return None
-    for manifest in manifests.by_kind("TriggerAuthentication", "ClusterTriggerAuthentication"):
-        if manifest.name != name:
-            continue
-        if (
-            manifest.kind == "TriggerAuthentication"
-            and manifest.effective_namespace(default_namespace) != namespace
-        ):
-            continue
-        params: dict[str, str] = {}
-        for key in ("secretTargetRef", "env", "configMapTargetRef"):
-            for entry in manifest.get(("spec", key)) or []:
-                if isinstance(entry, dict) and isinstance(entry.get("parameter"), str):
-                    params[entry["parameter"]] = f"<{key}:{entry.get('name', '')}>"
-        return params
-    return None
-
-
-def _scaled_object(
-    manifest: Manifest,
-    *,
-    manifests: ManifestSet,
-    profile: Profile,
-    default_namespace: str,
-    workloads: Mapping[tuple[str, str, str], WorkloadSpec],
-    backend: PromQLBackend,
-) -> tuple[ScaledObjectSource, list[str]]:
-    body = manifest.spec
-    namespace = manifest.effective_namespace(default_namespace)
-    warnings: list[str] = []
-    try:
-        typed = ScaledObjectSpec.from_k8s(body)
-        warnings += [
-            f"ScaledObject {manifest.name}: {w}"
-            for w in validate_scaled_object(body, name=manifest.name)
-        ]
-    except GpuscaleError as error:
-        raise _relocate(error, manifest) from None
-    if typed.scaling_modifiers is not None:
-        raise InputError(
-            f"ScaledObject {manifest.name}: advanced.scalingModifiers is not simulated",
-            where=_where(manifest, ("spec", "advanced", "scalingModifiers")),
-            fix="simulate the triggers without scalingModifiers, or leave this ScaledObject out",
-        )
-    for index, trigger in enumerate(typed.triggers):
-        if trigger.type != "prometheus":
-            raise InputError(
-                f"ScaledObject {manifest.name}: trigger type {trigger.type!r} is not simulated "
-                "(gpuscale simulates prometheus triggers)",
-                where=_where(manifest, ("spec", "triggers", index, "type")),
-                fix="use a prometheus trigger, or leave this ScaledObject out of the simulation",
-            )
-    kind = typed.scale_target_kind
-    key = (kind, namespace, typed.scale_target_name)
-    if key not in workloads:
-        raise InputError(
-            f"ScaledObject {manifest.name} scales {kind} {namespace}/{typed.scale_target_name}, "
-            "which is not among the manifests given",
-            where=_where(manifest, ("spec", "scaleTargetRef", "name")),
-            fix=f"pass the {kind}'s manifest too (and check its name and namespace)",
-        )
-    annotations = manifest.get(("metadata", "annotations")) or {}
-    auth = [
-        _auth_params(manifests, namespace, default_namespace, t.authentication_ref)
-        for t in typed.triggers
-    ]
-    try:
-        generated = generated_hpa(
-            body,
-            name=manifest.name,
-            annotations={str(k): str(v) for k, v in annotations.items()},
-            auth_params=auth,
-        )
-    except GpuscaleError as error:
-        raise _relocate(error, manifest) from None
-    address = profile.prometheus.address.rstrip("/")
-    for index, prom in enumerate(generated.triggers):
-        if prom is None:
-            continue
-        try:
-            backend.check(prom.query)
-        except PromQLError as error:
-            raise InputError(
-                f"ScaledObject {manifest.name}: {error.message}",
-                where=_where(manifest, ("spec", "triggers", index, "metadata", "query")),
-                fix=error.fix or "rewrite the query (gpuscale lint explains its findings)",
-            ) from None
-        if prom.server_address.rstrip("/") != address:
-            warnings.append(
-                f"ScaledObject {manifest.name} "
-                f"({manifest.line_of(('spec', 'triggers', index, 'metadata', 'serverAddress'))})"
-                f": serverAddress {prom.server_address} is not the profile's Prometheus "
-                f"({address}); the simulation answers the query from the simulated Prometheus"
-            )
-    source = ScaledObjectSource(
-        name=manifest.name,
-        namespace=namespace,
-        target=typed.scale_target_name,
-        spec=typed,
-        hpa=generated,
-        annotations={str(k): str(v) for k, v in annotations.items()},
-        hpa_sync_period_s=profile.hpa.sync_period,
-        hpa_tolerance=profile.hpa.tolerance,
-        hpa_downscale_stabilization_s=profile.hpa.downscale_stabilization,
-    )
-    return source, warnings
 
 
 def _longest_window_ms(queries: Sequence[str]) -> int:
@@ -700,6 +468,10 @@ def autoscaling_options(spec: AutoscalerSpec) -> AutoscalingOptions:
         scale_down_utilization_threshold=spec.scale_down_utilization_threshold,
         scale_down_gpu_utilization_threshold=spec.scale_down_gpu_utilization_threshold,
         expander=spec.expander,
+        expander_priorities={
+            priority: tuple(patterns) for priority, patterns in spec.expander_priorities.items()
+        },
+        max_nodes_total=spec.max_nodes_total,
     )
 
 
@@ -718,7 +490,7 @@ def build_inputs(
     """
     gauges = gauges or {}
     warnings: list[str] = []
-    workloads: dict[tuple[str, str, str], WorkloadSpec] = {}
+    workloads: dict[tuple[str, str, str], SimWorkload] = {}
     for manifest in manifests.by_kind("Deployment", "StatefulSet"):
         spec, warning = _workload_spec(
             manifest, manifests, profile, namespace, tuple(gauges.get(manifest.name, ()))
@@ -745,7 +517,7 @@ def build_inputs(
     )
     sources: list[ScaledObjectSource] = []
     for manifest in manifests.by_kind("ScaledObject"):
-        source, more = _scaled_object(
+        source, more = scaled_object(
             manifest,
             manifests=manifests,
             profile=profile,
@@ -767,8 +539,8 @@ def build_inputs(
         )
     pools = profile.node_pools
     specs = list(workloads.values())
-    counts = _initial_nodes(pools, specs, PROVIDERS[profile.cluster.provider])
-    pool_specs = tuple(_pool_spec(pool, n) for pool, n in zip(pools, counts, strict=True))
+    counts = initial_nodes(pools, specs, PROVIDERS[profile.cluster.provider])
+    pool_specs = tuple(pool_spec(pool, n) for pool, n in zip(pools, counts, strict=True))
     if not pool_specs:
         raise InputError(
             "the profile has no node pools", where="gpuscale.yaml", fix="add node_pools"
@@ -777,7 +549,7 @@ def build_inputs(
         tuple(specs),
         pool_specs,
         autoscaler=autoscaling_options(profile.autoscaler),
-        prometheus=PrometheusSpec(scrape_interval_s=profile.prometheus.scrape_interval),
+        prometheus=ScrapeSpec(scrape_interval_s=profile.prometheus.scrape_interval),
         control_plane=ControlPlaneSpec(
             hpa_sync_period_s=profile.hpa.sync_period or DEFAULT_SYNC_PERIOD_SECONDS
         ),
@@ -802,73 +574,3 @@ def build_inputs(
         },
         scrape_only=selected_metric_names(queries),
     )
-
-
-ProfileLocator = Callable[[KeyPath], str]
-"""A profile key path (``("workloads", "llm", "service_time")``) → where it is written:
-the loaded profile's :meth:`~gpuscale.profile.Profile.where`."""
-
-
-def _unlocated(path: KeyPath) -> str:
-    return "the profile"
-
-
-def _tokenless_load(
-    scenario: Scenario | None, traces: Mapping[str, Trace], inputs: SimulationInputs
-) -> dict[str, str]:
-    """Workload name → what sends it requests without token counts."""
-    out: dict[str, str] = {}
-    if scenario is not None:
-        single = inputs.spec.workloads[0].name if len(inputs.spec.workloads) == 1 else None
-        for step in scenario.steps:
-            if isinstance(step, RateStep | RampStep):
-                target = step.workload or single
-                if target is not None:
-                    at = f"{scenario.source}:{step.line}" if step.line else scenario.source
-                    out.setdefault(target, f"the scenario's request steps ({at})")
-    for name, trace in traces.items():
-        if not trace.has_tokens:
-            out.setdefault(name, f"the trace {trace.source}, which has no token columns")
-    return out
-
-
-def needs_capacity(
-    scenario: Scenario | None,
-    traces: Mapping[str, Trace],
-    inputs: SimulationInputs,
-    *,
-    locate: ProfileLocator = _unlocated,
-) -> None:
-    """Raise ``InputError`` naming the profile's ``file:line`` (through ``locate``, see
-    ``profile.where``) and the key to set when requests go to a workload whose
-    profile entry gives no capacity, or only token rates for requests without token
-    counts (rate steps, a trace without token columns) — what the request model could not
-    serve."""
-    names: set[str] = set(traces)
-    tokenless = _tokenless_load(scenario, traces, inputs)
-    names.update(tokenless)
-    for name in sorted(names):
-        try:
-            workload = inputs.spec.workload(name)
-        except KeyError:
-            continue
-        key = ("workloads", workload.name)
-        capacity = workload.capacity
-        if capacity is None:
-            raise InputError(
-                f"workload {workload.name} receives requests but the profile gives it no "
-                f"capacity (workloads.{workload.name})",
-                where=locate(key),
-                fix=f"set workloads.{workload.name}.service_time or requests_per_second (and "
-                "concurrency), or prefill_tokens_per_second and decode_tokens_per_second",
-            )
-        if name in tokenless and capacity.uses_tokens and capacity.service_time_s is None:
-            raise InputError(
-                f"workload {workload.name} receives requests without token counts "
-                f"({tokenless[name]}) but its profile capacity gives only token rates "
-                f"(workloads.{workload.name}.prefill_tokens_per_second)",
-                where=locate((*key, "prefill_tokens_per_second")),
-                fix=f"set workloads.{workload.name}.service_time (the time one request takes "
-                "without token counts) or requests_per_second, or replay a trace with "
-                "prompt_tokens and output_tokens columns",
-            )

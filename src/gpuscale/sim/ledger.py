@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from gpuscale.sim.cluster import Node
-from gpuscale.sim.specs import PoolSpec
+from gpuscale.sim.specs import SimPool
 
 __all__ = ["CostReport", "Ledger"]
 
@@ -44,7 +44,7 @@ class Ledger:
         "removed",
     )
 
-    def __init__(self, pools: Sequence[PoolSpec]) -> None:
+    def __init__(self, pools: Sequence[SimPool]) -> None:
         self._prices = {p.name: p.price_per_hour for p in pools}
         self._gpu_seconds: dict[str, float] = {p.name: 0.0 for p in pools}
         self._idle_gpu_seconds: dict[str, float] = {p.name: 0.0 for p in pools}

@@ -19,6 +19,7 @@ from gpuscale.errors import InputError
 from gpuscale.sim.cluster import Workload
 from gpuscale.sim.engine import Priority
 from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
+from gpuscale.sim.load_checks import check_capacity, step_workload
 from gpuscale.sim.requests import Router
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
@@ -66,14 +67,15 @@ class LoadDriver:
     def _setup(self, load_seed: int, router_seed: int) -> None:
         world = self._world
         scenario = self.spec.scenario
-        single = next(iter(world.workloads.values())) if len(world.workloads) == 1 else None
+        names_of = [w.spec.name for w in world.workloads.values()]
         rate_steps: dict[str, list[RateStep | RampStep]] = {}
         if scenario is not None:
             names = ", ".join(w.spec.name for w in world.workloads.values())
             for step in scenario.steps:
                 where = f"{scenario.source}:{step.line}" if step.line else scenario.source
+                named = step_workload(step, names_of)
                 try:
-                    target = world.workload(step.workload) if step.workload else single
+                    target = None if named is None else world.workload(named)
                 except KeyError:
                     raise InputError(
                         f"no workload named {step.workload!r}",
@@ -94,13 +96,11 @@ class LoadDriver:
                     )
                 else:
                     rate_steps.setdefault(target.spec.key, []).append(step)
-        for index, workload in enumerate(world.workloads.values()):
+        for workload in world.workloads.values():
             trace = self.spec.traces.get(workload.spec.name) or self.spec.traces.get(
                 workload.spec.key
             )
             steps = rate_steps.get(workload.spec.key)
-            if trace is None and not steps:
-                continue
             if trace is not None and steps:
                 first = steps[0]
                 assert scenario is not None
@@ -111,12 +111,16 @@ class LoadDriver:
                     fix="send its requests from one of them (a scenario's set_gauge steps "
                     "combine with a trace)",
                 )
-            if workload.spec.capacity is None:
-                raise InputError(
-                    f"workload {workload.spec.name} gets requests but has no capacity",
-                    where=f"workload {workload.spec.name}",
-                    fix="give it a capacity (concurrency and service time, or token rates)",
-                )
+        check_capacity(scenario, self.spec.traces, world.spec.workloads)
+        for index, workload in enumerate(world.workloads.values()):
+            trace = self.spec.traces.get(workload.spec.name) or self.spec.traces.get(
+                workload.spec.key
+            )
+            steps = rate_steps.get(workload.spec.key)
+            if trace is None and not steps:
+                continue
+            capacity = workload.spec.capacity
+            assert capacity is not None  # check_capacity above
             if trace is not None:
                 source: TraceSource | RateSource = TraceSource(trace)
             else:
@@ -129,17 +133,9 @@ class LoadDriver:
                         functools.partial(self._record_rate, workload, schedule),
                         priority=Priority.LOAD,
                     )
-            capacity = workload.spec.capacity
-            if capacity.uses_tokens and capacity.service_time_s is None and not source.has_tokens:
-                raise InputError(
-                    f"workload {workload.spec.name} gets requests without token counts but its "
-                    "capacity gives only token rates",
-                    where=f"workload {workload.spec.name}",
-                    fix="give the capacity a service time too, or a load with token counts",
-                )
             workload.router = Router(
                 source,
-                workload.spec.capacity,
+                capacity,
                 buckets=workload.spec.metric_names.buckets,
                 seed=router_seed + index,
                 round_robin=world.spec.control_plane.load_balancing == "round-robin",

@@ -43,7 +43,7 @@ import math
 import operator
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 
-from gpuscale.sim.engine import Engine, Handle, Priority
+from gpuscale.sim.engine import EventLoop, Handle, Priority
 from gpuscale.sim.metrics import MetricsBackend
 
 __all__ = [
@@ -218,7 +218,7 @@ class ScrapeManager:
 
     def __init__(
         self,
-        engine: Engine,
+        engine: EventLoop,
         backend: MetricsBackend,
         *,
         refresh_s: float,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from gpuscale.sim.engine import Engine
+from gpuscale.sim.engine import EventLoop
 from gpuscale.sim.metrics import MetricsBackend
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.specs import SimulationSpec
@@ -46,7 +46,7 @@ class Simulation:
         ``scrape_only`` names the metrics the scalers' queries can select: only those are
         stored, which changes no answer (``gpuscale.sim.scrape``); None stores everything.
         """
-        self.engine = Engine()
+        self.engine = EventLoop()
         self.world = World(
             spec,
             metrics=metrics,

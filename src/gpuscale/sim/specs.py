@@ -25,12 +25,12 @@ from gpuscale.sim.provider import PROVIDERS
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
     "ControlPlaneSpec",
-    "PoolSpec",
-    "PrometheusSpec",
     "RequestCapacity",
     "RequestMetricNames",
+    "ScrapeSpec",
+    "SimPool",
+    "SimWorkload",
     "SimulationSpec",
-    "WorkloadSpec",
 ]
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -117,7 +117,7 @@ class RequestMetricNames:
 
 
 @dataclass(frozen=True, slots=True)
-class WorkloadSpec:
+class SimWorkload:
     """A Deployment: its pod template and how its pods behave."""
 
     name: str
@@ -235,7 +235,7 @@ class WorkloadSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class PoolSpec:
+class SimPool:
     """A node pool (node group): what its nodes offer, cost and how fast they come."""
 
     name: str
@@ -298,7 +298,7 @@ class PoolSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class PrometheusSpec:
+class ScrapeSpec:
     """How Prometheus scrapes (``scrape/manager.go``, ``scrape/scrape.go``, ``target.go``)."""
 
     scrape_interval_s: float = 30.0
@@ -353,16 +353,16 @@ class ControlPlaneSpec:
 class SimulationSpec:
     """Everything the world is made of."""
 
-    workloads: tuple[WorkloadSpec, ...]
+    workloads: tuple[SimWorkload, ...]
     """The Deployments."""
-    pools: tuple[PoolSpec, ...]
+    pools: tuple[SimPool, ...]
     """The node pools."""
     autoscaler: AutoscalingOptions = field(default_factory=AutoscalingOptions)
     """The cluster autoscaler model's options, as the model takes them (the profile's
     ``autoscaler`` section maps onto them in :func:`gpuscale.sim.inputs.autoscaling_options`)."""
     autoscaler_enabled: bool = True
     """Run the cluster autoscaler at all."""
-    prometheus: PrometheusSpec = field(default_factory=PrometheusSpec)
+    prometheus: ScrapeSpec = field(default_factory=ScrapeSpec)
     control_plane: ControlPlaneSpec = field(default_factory=ControlPlaneSpec)
     provider: str = "doks"
     """The profile's ``cluster.provider``: what it writes on every node
@@ -380,7 +380,7 @@ class SimulationSpec:
         if len(set(names)) != len(names):
             raise ValueError("pool names must be unique")
 
-    def workload(self, name: str) -> WorkloadSpec:
+    def workload(self, name: str) -> SimWorkload:
         """The workload called ``name`` (or ``namespace/name``)."""
         for w in self.workloads:
             if name in (w.name, w.key):

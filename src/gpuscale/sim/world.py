@@ -1,12 +1,13 @@
 """The simulated cluster and the Kubernetes loops that move its pods and nodes — the
-ReplicaSet controller, the scheduler, the kubelet, endpoints and the scalers' syncs.
-Pure: it runs inside an :class:`~gpuscale.sim.engine.Engine` and reads no clock.
+ReplicaSet controller, the scheduler, the kubelet and endpoints. Pure: it runs inside an
+:class:`~gpuscale.sim.engine.EventLoop` and reads no clock.
 
 The rest lives beside it, one concern a module: the objects (``sim/cluster.py``), what
-Prometheus scrapes (``sim/targets.py``), the load (``sim/loading.py``), the cluster
-autoscaler's loop (``sim/autoscaler_loop.py``), the cost and GPU-time books
-(``sim/ledger.py``), the timeline (``sim/recorder.py``) and what the provider writes on
-its nodes (``sim/provider.py``).
+Prometheus scrapes (``sim/targets.py``), the load (``sim/loading.py``), the scalers'
+syncs (``sim/scaler_loop.py``), the cluster autoscaler's loop
+(``sim/autoscaler_loop.py``), the cost and GPU-time books (``sim/ledger.py``), the
+timeline (``sim/recorder.py``) and what the provider writes on its nodes
+(``sim/provider.py``).
 
 Each loop calls the controller model it follows (``gpuscale.controllers``) with a
 snapshot and applies the decision; this module is only the plumbing between them, with
@@ -51,7 +52,7 @@ from gpuscale.controllers.scheduler import (
 from gpuscale.kube import Taint
 from gpuscale.sim.autoscaler_loop import AutoscalerLoop
 from gpuscale.sim.cluster import NAME_CHARS, Node, Pod, Workload
-from gpuscale.sim.engine import Engine, Handle, Priority
+from gpuscale.sim.engine import EventLoop, Handle, Priority
 from gpuscale.sim.ledger import CostReport, Ledger
 from gpuscale.sim.loading import LoadDriver, LoadSpec
 from gpuscale.sim.metrics import MetricsBackend
@@ -61,7 +62,7 @@ from gpuscale.sim.requests import ReplicaServer, RequestLog
 from gpuscale.sim.scaler_loop import start_scaler
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scrape import ScrapeManager
-from gpuscale.sim.specs import PoolSpec, SimulationSpec
+from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
 from gpuscale.timeline import Decision, Record
 
@@ -81,13 +82,13 @@ class World:
         load: LoadSpec | None = None,
         warm_start: bool = True,
         audit: bool = False,
-        engine: Engine | None = None,
+        engine: EventLoop | None = None,
         scrape_only: Collection[str] | None = None,
     ) -> None:
         self.spec = spec
         self.metrics = metrics
         self.seed = seed
-        self.engine = engine or Engine()
+        self.engine = engine or EventLoop()
         self.audit_enabled = audit
         self.audit: list[str] = []
         self.provider = PROVIDERS[spec.provider]
@@ -465,7 +466,7 @@ class World:
 
     # ------------------------------------------------------------------ nodes
 
-    def new_node(self, pool: PoolSpec) -> Node:
+    def new_node(self, pool: SimPool) -> Node:
         self._node_index += 1
         suffix = "".join(self._names.choice(NAME_CHARS) for _ in range(5))
         name = f"{pool.name}-{suffix}"

@@ -26,7 +26,7 @@ from gpuscale.sim.inputs import SimulationInputs, build_inputs, gauges_of
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.simulation import Simulation
-from gpuscale.sim.specs import PoolSpec, SimulationSpec, WorkloadSpec
+from gpuscale.sim.specs import SimPool, SimulationSpec, SimWorkload
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import encode_header, encode_record
 from tests.unit.sim.standins import FixedScaler
@@ -205,8 +205,8 @@ def _nvidia() -> Run:
 
 
 def _cpu_drain() -> Run:
-    web = WorkloadSpec("web", replicas=2, requests={"cpu": 0.5, "memory": 2**30})
-    pool = PoolSpec(
+    web = SimWorkload("web", replicas=2, requests={"cpu": 0.5, "memory": 2**30})
+    pool = SimPool(
         "cpu",
         allocatable={"cpu": 4, "memory": 8 * 2**30, "pods": 110},
         min_nodes=1,

@@ -7,11 +7,11 @@ import pytest
 
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
-    PoolSpec,
-    PrometheusSpec,
     RequestCapacity,
+    ScrapeSpec,
+    SimPool,
     SimulationSpec,
-    WorkloadSpec,
+    SimWorkload,
 )
 from gpuscale.timeline import (
     Header,
@@ -26,19 +26,19 @@ from gpuscale.timeline import (
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda: WorkloadSpec("Bad_Name"), "DNS label"),
-        (lambda: WorkloadSpec("w", replicas=-1), "replicas"),
-        (lambda: WorkloadSpec("w", startup_s=-1), "startup_s"),
+        (lambda: SimWorkload("Bad_Name"), "DNS label"),
+        (lambda: SimWorkload("w", replicas=-1), "replicas"),
+        (lambda: SimWorkload("w", startup_s=-1), "startup_s"),
         (
-            lambda: WorkloadSpec("w", requests={"amd.com/gpu": 1}, limits={"amd.com/gpu": 2}),
+            lambda: SimWorkload("w", requests={"amd.com/gpu": 1}, limits={"amd.com/gpu": 2}),
             "must equal its limit",
         ),
-        (lambda: PoolSpec("p", {"cpu": 1}, min_nodes=3, max_nodes=2), "min_nodes"),
-        (lambda: PoolSpec("p", {"cpu": -1}), "non-negative"),
+        (lambda: SimPool("p", {"cpu": 1}, min_nodes=3, max_nodes=2), "min_nodes"),
+        (lambda: SimPool("p", {"cpu": -1}), "non-negative"),
         (lambda: RequestCapacity(concurrency=0, service_time_s=1), "concurrency"),
         (RequestCapacity, "service_time_s or token rates"),
         (lambda: RequestCapacity(prefill_tokens_per_s=10), "both"),
-        (lambda: PrometheusSpec(scrape_interval_s=0), "scrape_interval_s"),
+        (lambda: ScrapeSpec(scrape_interval_s=0), "scrape_interval_s"),
         (lambda: ControlPlaneSpec(load_balancing="sticky"), "load_balancing"),
         (lambda: SimulationSpec((), ()), "at least one node pool"),
     ],
@@ -49,7 +49,7 @@ def test_bad_specs_fail_at_construction(build, message: str) -> None:  # type: i
 
 
 def test_requests_default_to_limits() -> None:
-    spec = WorkloadSpec("w", limits={"amd.com/gpu": 1, "cpu": 2})
+    spec = SimWorkload("w", limits={"amd.com/gpu": 1, "cpu": 2})
     assert spec.pod_requirements().requests == {"amd.com/gpu": 1, "cpu": 2000}
     assert spec.gpus_per_pod() == 1
     assert RequestCapacity.from_rate(4.0).service_time_s == 0.25

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from gpuscale.sim.engine import Engine, Priority
+from gpuscale.sim.engine import EventLoop, Priority
 
 
 def test_same_time_actions_run_by_priority_then_schedule_order() -> None:
-    engine = Engine()
+    engine = EventLoop()
     ran: list[str] = []
     engine.at(5.0, lambda: ran.append("scrape"), priority=Priority.SCRAPE)
     engine.at(5.0, lambda: ran.append("load"), priority=Priority.LOAD)
@@ -22,7 +22,7 @@ def test_same_time_actions_run_by_priority_then_schedule_order() -> None:
 
 
 def test_advance_to_stops_at_the_time_and_runs_actions_due_at_it() -> None:
-    engine = Engine()
+    engine = EventLoop()
     seen: list[float] = []
     for t in (1.0, 2.0, 3.0):
         engine.at(t, lambda: seen.append(engine.now))
@@ -41,11 +41,11 @@ def test_advance_to_stops_at_the_time_and_runs_actions_due_at_it() -> None:
 @pytest.mark.parametrize("delay", [-1.0, -1e-9, math.nan])
 def test_negative_or_nan_delay_is_an_error(delay: float) -> None:
     with pytest.raises(ValueError, match="non-negative"):
-        Engine().after(delay, lambda: None)
+        EventLoop().after(delay, lambda: None)
 
 
 def test_scheduling_in_the_past_or_at_infinity_is_an_error() -> None:
-    engine = Engine(start=10.0)
+    engine = EventLoop(start=10.0)
     with pytest.raises(ValueError, match="before now"):
         engine.at(9.0, lambda: None)
     with pytest.raises(ValueError, match="infinity"):
@@ -53,11 +53,11 @@ def test_scheduling_in_the_past_or_at_infinity_is_an_error() -> None:
     with pytest.raises(ValueError, match="before now"):
         engine.advance_to(5.0)
     with pytest.raises(ValueError, match="finite"):
-        Engine(start=math.nan)
+        EventLoop(start=math.nan)
 
 
 def test_cancelled_actions_do_not_run() -> None:
-    engine = Engine()
+    engine = EventLoop()
     ran: list[int] = []
     handle = engine.at(1.0, lambda: ran.append(1))
     engine.at(2.0, lambda: ran.append(2))
@@ -68,7 +68,7 @@ def test_cancelled_actions_do_not_run() -> None:
 
 
 def test_processes_sleep_and_wait_for_events() -> None:
-    engine = Engine()
+    engine = EventLoop()
     log: list[tuple[float, str]] = []
     ready = engine.event()
 

@@ -14,7 +14,7 @@ from gpuscale.kube import Taint, Toleration
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation
-from gpuscale.sim.specs import PoolSpec, SimulationSpec, WorkloadSpec
+from gpuscale.sim.specs import SimPool, SimulationSpec, SimWorkload
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import encode_record
 from tests.unit.sim.standins import ThresholdScaler
@@ -27,7 +27,7 @@ def worlds(draw):  # type: ignore[no-untyped-def]
     cpu_min, gpu_min = draw(st.integers(0, 1)), draw(st.integers(0, 1))
     cpu_max, gpu_max = draw(st.integers(max(cpu_min, 1), 4)), draw(st.integers(max(gpu_min, 1), 3))
     pools = [
-        PoolSpec(
+        SimPool(
             "cpu",
             allocatable={
                 "cpu": draw(st.sampled_from([2, 4, 8])),
@@ -40,7 +40,7 @@ def worlds(draw):  # type: ignore[no-untyped-def]
             price_per_hour=0.1,
             provisioning_s=draw(st.sampled_from([20.0, 60.0, 200.0])),
         ),
-        PoolSpec(
+        SimPool(
             "gpu",
             allocatable={
                 "cpu": 16,
@@ -63,7 +63,7 @@ def worlds(draw):  # type: ignore[no-untyped-def]
         gpu = draw(st.booleans())
         name = f"w{index}"
         workloads.append(
-            WorkloadSpec(
+            SimWorkload(
                 name,
                 replicas=draw(st.integers(0, 3)),
                 requests={"cpu": draw(st.sampled_from([0.5, 1.5, 3.0]))}

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from gpuscale.sim.engine import Engine
+from gpuscale.sim.engine import EventLoop
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scrape import ScrapeManager, ScrapeTarget, fnv1a_64, target_offset, xxhash64
 
@@ -73,7 +73,7 @@ def _target(values: dict[str, float | None], interval: float = 10.0, **kwargs) -
 
 
 def test_loop_starts_at_the_phase_after_the_refresh_tick_and_repeats() -> None:
-    engine, backend = Engine(), PromQLBackend()
+    engine, backend = EventLoop(), PromQLBackend()
     manager = ScrapeManager(engine, backend, refresh_s=5.0)
     values: dict[str, float | None] = {"g": 1.0}
     target = _target(values)
@@ -96,7 +96,7 @@ def test_loop_starts_at_the_phase_after_the_refresh_tick_and_repeats() -> None:
 
 
 def test_vanished_series_and_failed_scrapes_get_stale_markers() -> None:
-    engine, backend = Engine(), PromQLBackend()
+    engine, backend = EventLoop(), PromQLBackend()
     manager = ScrapeManager(engine, backend, refresh_s=0.0)
     values: dict[str, float | None] = {"a": 1.0, "b": 2.0}
     manager.add(_target(values), immediate=True)
@@ -114,7 +114,7 @@ def test_vanished_series_and_failed_scrapes_get_stale_markers() -> None:
 
 
 def test_a_removed_target_goes_stale_two_intervals_later() -> None:
-    engine, backend = Engine(), PromQLBackend()
+    engine, backend = EventLoop(), PromQLBackend()
     manager = ScrapeManager(engine, backend, refresh_s=5.0)
     target = _target({"g": 3.0})
     manager.add(target, immediate=True)

@@ -16,7 +16,7 @@ from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.requests import SERVED
 from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.simulation import Simulation
-from gpuscale.sim.specs import PoolSpec, SimulationSpec
+from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import Decision, Record, encode_record
 from tests.unit.sim.standins import FixedScaler
@@ -289,10 +289,10 @@ def test_cost_is_the_integral_of_nodes_times_price() -> None:
 
 
 def test_a_cpu_node_is_drained_when_its_pod_fits_elsewhere() -> None:
-    from gpuscale.sim.specs import WorkloadSpec
+    from gpuscale.sim.specs import SimWorkload
 
-    web = WorkloadSpec("web", replicas=2, requests={"cpu": 0.5, "memory": 2**30})
-    pool = PoolSpec(
+    web = SimWorkload("web", replicas=2, requests={"cpu": 0.5, "memory": 2**30})
+    pool = SimPool(
         "cpu",
         allocatable={"cpu": 4, "memory": 8 * 2**30, "pods": 110},
         min_nodes=1,
@@ -320,7 +320,7 @@ def test_scenario_steps_must_name_a_known_workload() -> None:
     with pytest.raises(InputError, match="no workload named 'nope'"):
         Simulation(two, metrics=PromQLBackend(), load=LoadSpec(scenario=wrong))
     rates = parse_scenario("steps:\n  - at: 0s\n    request_rate: 1\n")
-    with pytest.raises(InputError, match="has no capacity"):
+    with pytest.raises(InputError, match="gives it no capacity"):
         Simulation(tutorial_spec(), metrics=PromQLBackend(), load=LoadSpec(scenario=rates))
 
 

@@ -25,7 +25,7 @@ from gpuscale.kube import Taint, Toleration
 from gpuscale.manifests import ManifestSet, load_text
 from gpuscale.profile import load_profile_text
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
-from gpuscale.sim.specs import PoolSpec, RequestCapacity, SimulationSpec, WorkloadSpec
+from gpuscale.sim.specs import RequestCapacity, SimPool, SimulationSpec, SimWorkload
 from tests.unit.sim.standins import ThresholdScaler
 
 __all__ = [
@@ -62,10 +62,10 @@ GAUGE_SCENARIO = (
 """The tutorial's test: the gauge set to 160 on one pod at 60 s."""
 
 
-def gpu_pool(**changes: object) -> PoolSpec:
+def gpu_pool(**changes: object) -> SimPool:
     """A DOKS-like MI300X pool (one GPU per node, tainted ``amd.com/gpu``, 1-8 nodes, 120 s
     to provision); ``changes`` replace fields."""
-    pool = PoolSpec(
+    pool = SimPool(
         "gpu-mi300x",
         allocatable={"cpu": 20, "memory": 240 * 2**30, "pods": 110, "amd.com/gpu": 1},
         labels=AMD,
@@ -79,9 +79,9 @@ def gpu_pool(**changes: object) -> PoolSpec:
     return replace(pool, **changes)  # type: ignore[arg-type]
 
 
-def nvidia_pool(**changes: object) -> PoolSpec:
+def nvidia_pool(**changes: object) -> SimPool:
     """A DOKS-like H100 pool (one GPU per node, tainted ``nvidia.com/gpu``, 1-4 nodes)."""
-    pool = PoolSpec(
+    pool = SimPool(
         "gpu-h100",
         allocatable={"cpu": 20, "memory": 240 * 2**30, "pods": 110, "nvidia.com/gpu": 1},
         labels=NVIDIA,
@@ -95,9 +95,9 @@ def nvidia_pool(**changes: object) -> PoolSpec:
     return replace(pool, **changes)  # type: ignore[arg-type]
 
 
-def cpu_pool(**changes: object) -> PoolSpec:
+def cpu_pool(**changes: object) -> SimPool:
     """DOKS' general pool, tainted ``CriticalAddonsOnly`` as the tutorial's cluster is."""
-    pool = PoolSpec(
+    pool = SimPool(
         "general",
         allocatable={"cpu": 4, "memory": 8 * 2**30, "pods": 110},
         taints=(Taint("CriticalAddonsOnly", "true"),),
@@ -108,10 +108,10 @@ def cpu_pool(**changes: object) -> PoolSpec:
     return replace(pool, **changes)  # type: ignore[arg-type]
 
 
-def tutorial_workload(**changes: object) -> WorkloadSpec:
+def tutorial_workload(**changes: object) -> SimWorkload:
     """The tutorial's Deployment: one AMD GPU, its tolerations, the gauge it exports, a
     30 s image pull and 60 s start-up."""
-    workload = WorkloadSpec(
+    workload = SimWorkload(
         "go-from-configmap",
         namespace="gpu",
         replicas=1,
@@ -136,9 +136,9 @@ def tutorial_spec(**pool_changes: object) -> SimulationSpec:
     return SimulationSpec((tutorial_workload(),), (gpu_pool(**pool_changes), cpu_pool()))
 
 
-def llm_workload(**changes: object) -> WorkloadSpec:
+def llm_workload(**changes: object) -> SimWorkload:
     """A request-serving workload (4 concurrent requests of 1 s per replica, 30 s timeout)."""
-    workload = WorkloadSpec(
+    workload = SimWorkload(
         "llm",
         namespace="ai",
         replicas=1,
