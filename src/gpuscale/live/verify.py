@@ -122,7 +122,11 @@ _INSTALL = "run gpuscale install (KEDA and kube-prometheus-stack; idempotent)"
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One link of the chain and what was found."""
+    """One link of the chain and what was found.
+
+    Every piece of evidence verify shows is created through this constructor (the checks
+    build nothing else that is printed), so it is the one place to filter evidence text.
+    """
 
     name: str
     """The link: ``KEDA CRDs``, ``trigger query``, ``GPU capacity``..."""
