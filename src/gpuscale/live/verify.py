@@ -263,8 +263,8 @@ def hpa_of(manifest: Manifest, live: Mapping[str, Any] | None) -> str:
 class Facts:
     """Everything verify read, as the API and Prometheus returned it.
 
-    ``objects`` is keyed ``Kind/namespace/name`` (``Kind//name`` for cluster-scoped
-    objects; None for an object that does not exist); ``lists`` holds the lists
+    Keys are :class:`Ref` keys: ``objects`` is keyed ``Kind/namespace/name``
+    (``Kind//name`` for cluster-scoped objects; None for an object that does not exist); ``lists`` holds the lists
     (``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``; a list the
     server does not serve, such as Prometheus objects without prometheus-operator, is
     absent); ``errors`` holds, by the same keys, the reads that failed.
@@ -280,12 +280,6 @@ class Facts:
     pools: tuple[PoolCapacity, ...] | None = None
     pools_source: str = ""
     """Where the pools came from (``DigitalOcean``, ``the profile``), or why none are known."""
-
-    def get(self, kind: str, namespace: str | None, name: str) -> Mapping[str, Any] | None:
-        return self.objects.get(f"{kind}/{namespace or ''}/{name}")
-
-    def error(self, key: str) -> str | None:
-        return self.errors.get(key)
 
     def read(self, ref: Ref) -> Mapping[str, Any] | None:
         """The object ``ref`` read (None: absent, or its read failed)."""
