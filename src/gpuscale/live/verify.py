@@ -264,8 +264,8 @@ class Facts:
     """Everything verify read, as the API and Prometheus returned it.
 
     Keys are :class:`Ref` keys: ``objects`` is keyed ``Kind/namespace/name``
-    (``Kind//name`` for cluster-scoped objects; None for an object that does not exist); ``lists`` holds the lists
-    (``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``; a list the
+    (``Kind//name`` for cluster-scoped objects; None for an object that does not exist);
+    ``lists`` holds the lists (``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``; a list the
     server does not serve, such as Prometheus objects without prometheus-operator, is
     absent); ``errors`` holds, by the same keys, the reads that failed.
     """
