@@ -265,9 +265,10 @@ class Facts:
 
     Keys are :class:`Ref` keys: ``objects`` is keyed ``Kind/namespace/name``
     (``Kind//name`` for cluster-scoped objects; None for an object that does not exist);
-    ``lists`` holds the lists (``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``; a list the
-    server does not serve, such as Prometheus objects without prometheus-operator, is
-    absent); ``errors`` holds, by the same keys, the reads that failed.
+    ``lists`` holds the lists (``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``,
+    ``events/<ns>``; a list the server does not serve, such as Prometheus objects without
+    prometheus-operator, is absent); ``errors`` holds, by the same keys, the reads that
+    failed.
     """
 
     context_namespace: str = "default"
