@@ -115,7 +115,7 @@ CASES = [
         "affinity-values-not-a-list",
         _SELECTOR,
         _affinity(_TERM + "                  - {key: zone, operator: In, values: a}\n"),
-        "zone",
+        "values",
     ),
     _case(
         "affinity-expression-without-key",
@@ -127,7 +127,7 @@ CASES = [
         "affinity-term-not-a-mapping",
         _SELECTOR,
         _affinity("              - zone\n"),
-        "node selector term",
+        "mapping",
     ),
     _case(
         "affinity-expressions-not-a-list",
