@@ -6,8 +6,8 @@ name the module defines for itself only starts with an underscore. Plus a sorted
 module docstrings that say why and where the module sits").
 
 "Defines" is read from the syntax tree: the module's top-level ``def``, ``class`` and
-assignments. Imported names are not counted, so a package re-exports by listing, and a
-module may import a helper without exporting it.
+assignments (type variables aside). Imported names are not counted, so a package
+re-exports by listing, and a module may import a helper without exporting it.
 
 A module is public when no part of its dotted name starts with an underscore. The modules
 are found by walking the installed package, so a new module is checked without being listed
@@ -51,6 +51,15 @@ def _declares_all(name: str) -> bool:
     return re.search(r"^__all__\b", Path(spec.origin).read_text(), re.M) is not None
 
 
+def _is_type_variable(value: ast.expr) -> bool:
+    """``T = TypeVar("T")``: typing plumbing, named by convention, not an export."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in ("TypeVar", "ParamSpec", "TypeVarTuple")
+    )
+
+
 def _defined(name: str) -> list[str]:
     """Public names the module's own top-level statements bind (``__all__`` aside)."""
     spec = importlib.util.find_spec(name)
@@ -61,7 +70,7 @@ def _defined(name: str) -> list[str]:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.append(node.name)
-        elif isinstance(node, ast.Assign):
+        elif isinstance(node, ast.Assign) and not _is_type_variable(node.value):
             names.extend(t.id for t in node.targets if isinstance(t, ast.Name))
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.append(node.target.id)

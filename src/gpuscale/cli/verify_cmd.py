@@ -1,6 +1,7 @@
 """``gpuscale verify``: check every link of the live scaling chain, read-only.
 
-Prints a table (check, status, evidence, fix) on stdout, or JSON with ``-o json``; exits
+Prints a table (check, status, evidence, fix; :func:`checks_table`, the one place the
+checks are rendered) on stdout, or JSON with ``-o json``; exits
 1 when any check fails, 0 otherwise (warnings and skips do not fail). Sends only
 ``GET`` requests to the API server (and port-forwards to a Prometheus pod) and to
 Prometheus; with ``provider: doks`` and a DigitalOcean token, one read of the cluster's
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from gpuscale.cli._options import (
     ContextOption,
@@ -35,12 +38,12 @@ from gpuscale.errors import GpuscaleError, InputError
 
 if TYPE_CHECKING:
     from gpuscale.live.verifier import PoolReader
-    from gpuscale.live.verify import PoolCapacity
+    from gpuscale.live.verify import Check, PoolCapacity
     from gpuscale.profile import Profile
 
     _Pools = tuple[tuple[PoolCapacity, ...], str]
 
-__all__ = ["VerifyRuntime", "runtime", "verify_command"]
+__all__ = ["VerifyRuntime", "checks_table", "runtime", "verify_command"]
 
 
 @dataclass
@@ -99,7 +102,7 @@ def verify_command(
     from gpuscale.inputs import read_manifests  # noqa: PLC0415 - see module doc
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
     from gpuscale.live.verifier import gather  # noqa: PLC0415 - see module doc
-    from gpuscale.live.verify import checks_table, summary, verify_checks  # noqa: PLC0415
+    from gpuscale.live.verify import summary, verify_checks  # noqa: PLC0415
     from gpuscale.live.watcher import open_prometheus  # noqa: PLC0415 - see module doc
 
     check_output(output)
@@ -137,6 +140,33 @@ def verify_command(
         console.print(summary(checks), markup=False)
     if failed:
         raise typer.Exit(1)
+
+
+_STYLE = {
+    "pass": "green",
+    "fail": "bold red",
+    "warn": "yellow",
+    "skip": "dim",
+    "error": "red",
+}
+
+
+def checks_table(checks: Sequence[Check]) -> Table:
+    """The checks as a table: check (and what it is about), status, evidence, fix."""
+    table = Table(show_lines=True, expand=False)
+    for column in ("CHECK", "STATUS", "EVIDENCE", "FIX"):
+        table.add_column(column, overflow="fold")
+    for check in checks:
+        name = Text(check.name)
+        if check.subject:
+            name.append(f"\n{check.subject}", style="dim")
+        table.add_row(
+            name,
+            Text(check.status, style=_STYLE[check.status]),
+            Text(check.evidence),
+            Text(check.fix),
+        )
+    return table
 
 
 def _pool_reader(

@@ -26,7 +26,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gpuscale.controllers.keda import hpa_name
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.live.kube import ApiUnreachableError, Kube
 from gpuscale.live.load import ForwardPool, deployment_selector
@@ -37,6 +36,9 @@ from gpuscale.live.verify import (
     HttpAnswer,
     PoolCapacity,
     PromFacts,
+    Ref,
+    hpa_of,
+    keda_deployments,
     ksm_query,
     pool_capacity,
     prometheus_trigger_of,
@@ -55,9 +57,6 @@ PoolReader = Callable[[Sequence[dict[str, Any]]], tuple[tuple[PoolCapacity, ...]
 """Given the nodes, returns the node pools and where they came from (``DigitalOcean``,
 ``the profile ...``), or None and why none are known."""
 
-_KEDA = "/apis/keda.sh/v1alpha1"
-_MONITORING = "/apis/monitoring.coreos.com/v1"
-
 
 class _Reads:
     def __init__(self, kube: Kube) -> None:
@@ -74,11 +73,12 @@ class _Reads:
             raise error
         self.errors[key] = error.one_line()
 
-    def object(self, key: str, path: str) -> dict[str, Any] | None:
+    def object(self, ref: Ref) -> dict[str, Any] | None:
+        key = ref.key
         if key in self.objects:
             return self.objects[key]
         try:
-            doc: dict[str, Any] | None = self.kube.get_json(path, what=key, missing_ok=True)
+            doc: dict[str, Any] | None = self.kube.get_json(ref.path, what=key, missing_ok=True)
         except GpuscaleError as error:
             self._failed(key, error)
             return None
@@ -87,12 +87,13 @@ class _Reads:
         return doc
 
     def items(
-        self, key: str, path: str, query: dict[str, str] | None = None, *, missing_ok: bool = False
+        self, ref: Ref, query: dict[str, str] | None = None, *, missing_ok: bool = False
     ) -> list[dict[str, Any]]:
+        key = ref.key
         if key in self.lists:
             return self.lists[key]
         try:
-            doc = self.kube.get_json(path, query, what=key, missing_ok=missing_ok)
+            doc = self.kube.get_json(ref.path, query, what=key, missing_ok=missing_ok)
         except GpuscaleError as error:
             self._failed(key, error)
             return []
@@ -119,59 +120,33 @@ def gather(
     targets = verify_targets(manifests, namespace, context)
     reads = _Reads(kube)
     for name in KEDA_CRDS:
-        reads.object(
-            f"CustomResourceDefinition//{name}",
-            f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}",
-        )
-    apiservice = reads.object(
-        f"APIService//{METRICS_APISERVICE}",
-        f"/apis/apiregistration.k8s.io/v1/apiservices/{METRICS_APISERVICE}",
-    )
-    backend = ((apiservice or {}).get("spec") or {}).get("service") or {}
-    keda_ns = str(backend.get("namespace") or profile.keda.namespace)
-    server = str(backend.get("name") or "keda-operator-metrics-apiserver")
-    for name in (server.removesuffix("-metrics-apiserver") or "keda-operator", server):
-        reads.object(
-            f"Deployment/{keda_ns}/{name}", f"/apis/apps/v1/namespaces/{keda_ns}/deployments/{name}"
-        )
+        reads.object(Ref.object("CustomResourceDefinition", None, name))
+    apiservice = reads.object(Ref.object("APIService", None, METRICS_APISERVICE))
+    operator, server, said_ns = keda_deployments(apiservice)
+    keda_ns = said_ns or profile.keda.namespace
+    for name in (operator, server):
+        reads.object(Ref.object("Deployment", keda_ns, name))
     for manifest, ns in targets.scaled_objects:
-        live = reads.object(
-            f"ScaledObject/{ns}/{manifest.name}",
-            f"{_KEDA}/namespaces/{ns}/scaledobjects/{manifest.name}",
-        )
-        name = str(((live or {}).get("status") or {}).get("hpaName") or "") or hpa_name(
-            manifest.spec, manifest.name
-        )
-        reads.object(
-            f"HorizontalPodAutoscaler/{ns}/{name}",
-            f"/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers/{name}",
-        )
+        live = reads.object(Ref.object("ScaledObject", ns, manifest.name))
+        reads.object(Ref.object("HorizontalPodAutoscaler", ns, hpa_of(manifest, live)))
     for manifest, ns in targets.monitors:
-        reads.object(
-            f"ServiceMonitor/{ns}/{manifest.name}",
-            f"{_MONITORING}/namespaces/{ns}/servicemonitors/{manifest.name}",
-        )
-        reads.object(f"Namespace//{ns}", f"/api/v1/namespaces/{ns}")
+        reads.object(Ref.object("ServiceMonitor", ns, manifest.name))
+        reads.object(Ref.object("Namespace", None, ns))
     if targets.monitors:
+        prometheuses = Ref.list("prometheuses")
         try:
-            doc = kube.get_json(f"{_MONITORING}/prometheuses", what="prometheuses", missing_ok=True)
+            doc = kube.get_json(prometheuses.path, what=prometheuses.key, missing_ok=True)
         except GpuscaleError as error:
-            reads.errors["prometheuses"] = error.one_line()
+            reads.errors[prometheuses.key] = error.one_line()
         else:
             if doc is not None:
-                reads.lists["prometheuses"] = list(doc.get("items") or [])
+                reads.lists[prometheuses.key] = list(doc.get("items") or [])
     for ns, name, _ in targets.deployments:
-        live = reads.object(
-            f"Deployment/{ns}/{name}", f"/apis/apps/v1/namespaces/{ns}/deployments/{name}"
-        )
+        live = reads.object(Ref.object("Deployment", ns, name))
         if live is not None:
-            reads.items(
-                f"pods/{ns}/{name}",
-                f"/api/v1/namespaces/{ns}/pods",
-                {"labelSelector": deployment_selector(live)},
-            )
-        reads.items(f"events/{ns}", f"/api/v1/namespaces/{ns}/events")
-    nodes = reads.items("nodes", "/api/v1/nodes")
+            reads.items(Ref.list("pods", ns, name), {"labelSelector": deployment_selector(live)})
+        reads.items(Ref.list("events", ns))
+    nodes = reads.items(Ref.list("nodes"))
     proms = _prometheus(
         kube,
         open_client,

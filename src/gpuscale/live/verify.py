@@ -7,7 +7,8 @@ The chain, in the order a signal travels it::
         ─► cluster autoscaler ─► GPU node
 
 :mod:`gpuscale.live.verifier` fetches the documents (API objects, Prometheus answers,
-DigitalOcean node pools) into a :class:`Facts`; every function here is a pure function
+DigitalOcean node pools) into a :class:`Facts`, each read named by a :class:`Ref` that
+both halves build the same way; every function here is a pure function
 of those documents and returns a :class:`Check`: the link, ``pass``/``fail``/``warn``/
 ``skip``, the evidence read, and the fix. :func:`verify_checks` runs them all for a
 manifest set. Sources of the rules:
@@ -28,9 +29,12 @@ manifest set. Sources of the rules:
   Prometheus' own namespace only; ``{}``: all) (``monitoring/v1`` ``PrometheusSpec``);
   its targets are the scrape pool ``serviceMonitor/<namespace>/<name>/<endpoint index>``
   (``pkg/prometheus/promcfg.go``), read from Prometheus' ``/api/v1/targets``.
-- GPU capacity: the pod fits a node when the node is Ready and schedulable, its labels
-  satisfy the nodeSelector and required node affinity, the pod tolerates its
-  ``NoSchedule``/``NoExecute`` taints, and it has the GPUs allocatable. Allocatable, not
+- GPU capacity: the pod fits a node when the node is Ready and schedulable, the
+  scheduler model's node-only filters pass
+  (:func:`gpuscale.controllers.scheduler.static_failure`: the pod tolerates its
+  ``NoSchedule``/``NoExecute`` taints, its labels satisfy the nodeSelector and required
+  node affinity; the first that fails is the one reported), and it has the GPUs
+  allocatable. Allocatable, not
   free: GPUs other pods hold are not subtracted (say so; verify lists no pods cluster-wide).
 """
 
@@ -43,8 +47,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import ValidationError
-from rich.table import Table
-from rich.text import Text
 
 from gpuscale._redact import redact
 from gpuscale.controllers import scheduler
@@ -78,6 +80,7 @@ __all__ = [
     "HttpAnswer",
     "PoolCapacity",
     "PromFacts",
+    "Ref",
     "Status",
     "check_deployment_ready",
     "check_external_metrics_api",
@@ -92,8 +95,9 @@ __all__ = [
     "check_scaled_object_ready",
     "check_service_monitor_selected",
     "check_service_monitor_targets",
-    "checks_table",
     "doks_pool",
+    "hpa_of",
+    "keda_deployments",
     "ksm_query",
     "pool_capacity",
     "prometheus_trigger_of",
@@ -119,7 +123,11 @@ _INSTALL = "run gpuscale install (KEDA and kube-prometheus-stack; idempotent)"
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One link of the chain and what was found."""
+    """One link of the chain and what was found.
+
+    Every piece of evidence verify shows is created through this constructor (the checks
+    build nothing else that is printed), so it is the one place to filter evidence text.
+    """
 
     name: str
     """The link: ``KEDA CRDs``, ``trigger query``, ``GPU capacity``..."""
@@ -198,15 +206,76 @@ class PoolCapacity:
     autoscaled: bool
 
 
+_OBJECT_PATHS = {
+    "CustomResourceDefinition": "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}",
+    "APIService": "/apis/apiregistration.k8s.io/v1/apiservices/{name}",
+    "Namespace": "/api/v1/namespaces/{name}",
+    "Deployment": "/apis/apps/v1/namespaces/{namespace}/deployments/{name}",
+    "ScaledObject": "/apis/keda.sh/v1alpha1/namespaces/{namespace}/scaledobjects/{name}",
+    "HorizontalPodAutoscaler": (
+        "/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}"
+    ),
+    "ServiceMonitor": (
+        "/apis/monitoring.coreos.com/v1/namespaces/{namespace}/servicemonitors/{name}"
+    ),
+}
+_LIST_PATHS = {
+    "nodes": "/api/v1/nodes",
+    "prometheuses": "/apis/monitoring.coreos.com/v1/prometheuses",
+    "pods": "/api/v1/namespaces/{namespace}/pods",
+    "events": "/api/v1/namespaces/{namespace}/events",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """One read verify makes: the key :class:`Facts` keeps its answer (or its error) under,
+    and the API path it is read from. The reader (:mod:`gpuscale.live.verifier`) and the
+    checks (:func:`verify_checks`) both name reads by these, never by hand-built keys."""
+
+    key: str
+    path: str
+
+    @classmethod
+    def object(cls, kind: str, namespace: str | None, name: str) -> Ref:
+        """An object: key ``Kind/namespace/name`` (``Kind//name`` when cluster-scoped)."""
+        ns = namespace or ""
+        return cls(f"{kind}/{ns}/{name}", _OBJECT_PATHS[kind].format(namespace=ns, name=name))
+
+    @classmethod
+    def list(cls, what: str, namespace: str = "", owner: str = "") -> Ref:
+        """A list: ``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``."""
+        key = "/".join(part for part in (what, namespace, owner) if part)
+        return cls(key, _LIST_PATHS[what].format(namespace=namespace))
+
+
+def keda_deployments(apiservice: Mapping[str, Any] | None) -> tuple[str, str, str | None]:
+    """KEDA's operator and metrics-server Deployment names, and their namespace when the
+    APIService says it: the APIService points at ``<operator>-metrics-apiserver`` in the
+    release namespace (``kedacore/charts keda/templates/metrics-server/apiservice.yaml``)."""
+    backend = ((apiservice or {}).get("spec") or {}).get("service") or {}
+    server = str(backend.get("name") or "keda-operator-metrics-apiserver")
+    operator = server.removesuffix("-metrics-apiserver") or "keda-operator"
+    namespace = backend.get("namespace")
+    return operator, server, str(namespace) if namespace else None
+
+
+def hpa_of(manifest: Manifest, live: Mapping[str, Any] | None) -> str:
+    """The HPA a ScaledObject owns: the name its status reports, else KEDA's ``getHPAName``."""
+    reported = str(((live or {}).get("status") or {}).get("hpaName") or "")
+    return reported or hpa_name(manifest.spec, manifest.name)
+
+
 @dataclass(frozen=True)
 class Facts:
     """Everything verify read, as the API and Prometheus returned it.
 
-    ``objects`` is keyed ``Kind/namespace/name`` (``Kind//name`` for cluster-scoped
-    objects; None for an object that does not exist); ``lists`` holds the lists
-    (``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``; a list the
-    server does not serve, such as Prometheus objects without prometheus-operator, is
-    absent); ``errors`` holds, by the same keys, the reads that failed.
+    Keys are :class:`Ref` keys: ``objects`` is keyed ``Kind/namespace/name``
+    (``Kind//name`` for cluster-scoped objects; None for an object that does not exist);
+    ``lists`` holds the lists (``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``,
+    ``events/<ns>``; a list the server does not serve, such as Prometheus objects without
+    prometheus-operator, is absent); ``errors`` holds, by the same keys, the reads that
+    failed.
     """
 
     context_namespace: str = "default"
@@ -220,11 +289,13 @@ class Facts:
     pools_source: str = ""
     """Where the pools came from (``DigitalOcean``, ``the profile``), or why none are known."""
 
-    def get(self, kind: str, namespace: str | None, name: str) -> Mapping[str, Any] | None:
-        return self.objects.get(f"{kind}/{namespace or ''}/{name}")
+    def read(self, ref: Ref) -> Mapping[str, Any] | None:
+        """The object ``ref`` read (None: absent, or its read failed)."""
+        return self.objects.get(ref.key)
 
-    def error(self, key: str) -> str | None:
-        return self.errors.get(key)
+    def items(self, ref: Ref) -> Sequence[Mapping[str, Any]]:
+        """The list ``ref`` read (empty when absent or unread)."""
+        return self.lists.get(ref.key) or ()
 
 
 # --- small readers --------------------------------------------------------------------
@@ -1129,10 +1200,10 @@ def _read_failed(name: str, subject: str, error: str) -> Check:
     )
 
 
-def _unread(facts: Facts, *keys: str) -> str | None:
-    """The error of the first of ``keys`` whose read failed: a check that needs it cannot
+def _unread(facts: Facts, *refs: Ref) -> str | None:
+    """The error of the first of ``refs`` whose read failed: a check that needs it cannot
     judge (a failed read is not an absent object)."""
-    return next((facts.errors[key] for key in keys if key in facts.errors), None)
+    return next((facts.errors[ref.key] for ref in refs if ref.key in facts.errors), None)
 
 
 def verify_checks(
@@ -1145,24 +1216,23 @@ def verify_checks(
     """Every check for ``manifests``, in chain order, from ``facts``."""
     targets = verify_targets(manifests, namespace, facts.context_namespace)
     checks: list[Check] = []
-    crds = {name: facts.get("CustomResourceDefinition", None, name) for name in KEDA_CRDS}
-    error = _unread(facts, *(f"CustomResourceDefinition//{name}" for name in KEDA_CRDS))
+    crd_refs = {name: Ref.object("CustomResourceDefinition", None, name) for name in KEDA_CRDS}
+    crds = {name: facts.read(ref) for name, ref in crd_refs.items()}
+    error = _unread(facts, *crd_refs.values())
     checks.append(_read_failed("KEDA CRDs", "", error) if error else check_keda_crds(crds))
-    apiservice = facts.get("APIService", None, METRICS_APISERVICE)
-    backend = ((apiservice or {}).get("spec") or {}).get("service") or {}
-    server_name = str(backend.get("name") or "keda-operator-metrics-apiserver")
-    operator = server_name.removesuffix("-metrics-apiserver") or "keda-operator"
+    apiservice_ref = Ref.object("APIService", None, METRICS_APISERVICE)
+    apiservice = facts.read(apiservice_ref)
+    operator, server_name, _ = keda_deployments(apiservice)
     for role, name in (("KEDA operator", operator), ("KEDA metrics server", server_name)):
-        key = f"Deployment/{facts.keda_namespace}/{name}"
-        if facts.error(key):
-            checks.append(
-                _read_failed(role, f"deployment/{facts.keda_namespace}/{name}", facts.errors[key])
-            )
+        keda_ref = Ref.object("Deployment", facts.keda_namespace, name)
+        error = _unread(facts, keda_ref)
+        if error:
+            checks.append(_read_failed(role, f"deployment/{facts.keda_namespace}/{name}", error))
         else:
             checks.append(
-                check_deployment_ready(role, facts.keda_namespace, name, facts.objects.get(key))
+                check_deployment_ready(role, facts.keda_namespace, name, facts.read(keda_ref))
             )
-    error = _unread(facts, f"APIService//{METRICS_APISERVICE}")
+    error = _unread(facts, apiservice_ref)
     checks.append(
         _read_failed("external metrics API", f"apiservice/{METRICS_APISERVICE}", error)
         if error
@@ -1173,8 +1243,9 @@ def verify_checks(
     trigger_queries: dict[tuple[str, str], str] = {}
     for manifest, ns in targets.scaled_objects:
         subject = f"scaledobject/{ns}/{manifest.name}"
-        live = facts.get("ScaledObject", ns, manifest.name)
-        error = _unread(facts, f"ScaledObject/{ns}/{manifest.name}")
+        so_ref = Ref.object("ScaledObject", ns, manifest.name)
+        live = facts.read(so_ref)
+        error = _unread(facts, so_ref)
         min_replicas = manifest.spec.get("minReplicaCount")
         if error:
             checks.append(_read_failed("ScaledObject Ready", subject, error))
@@ -1186,14 +1257,13 @@ def verify_checks(
                     subject, live, int(min_replicas) if isinstance(min_replicas, int) else 0
                 )
             )
-        name = str(((live or {}).get("status") or {}).get("hpaName") or "") or hpa_name(
-            manifest.spec, manifest.name
-        )
-        error = _unread(facts, f"HorizontalPodAutoscaler/{ns}/{name}")
+        name = hpa_of(manifest, live)
+        hpa_ref = Ref.object("HorizontalPodAutoscaler", ns, name)
+        error = _unread(facts, hpa_ref)
         checks.append(
             _read_failed("HPA", f"hpa/{ns}/{name}", error)
             if error
-            else check_hpa(ns, name, facts.get("HorizontalPodAutoscaler", ns, name))
+            else check_hpa(ns, name, facts.read(hpa_ref))
         )
         trigger, why = prometheus_trigger_of(manifest)
         if trigger is None:
@@ -1216,14 +1286,17 @@ def verify_checks(
             (p for p in facts.prometheus.values() if p.buildinfo.status == 200), None
         )
 
-    prometheuses = facts.lists.get("prometheuses")
+    prometheuses_ref = Ref.list("prometheuses")
+    prometheuses = facts.lists.get(prometheuses_ref.key)
     for manifest, ns in targets.monitors:
         subject = f"servicemonitor/{ns}/{manifest.name}"
-        live = facts.get("ServiceMonitor", ns, manifest.name)
-        namespace_doc = facts.get("Namespace", None, ns)
+        monitor_ref = Ref.object("ServiceMonitor", ns, manifest.name)
+        namespace_ref = Ref.object("Namespace", None, ns)
+        live = facts.read(monitor_ref)
+        namespace_doc = facts.read(namespace_ref)
         ns_labels = _labels(namespace_doc) if namespace_doc is not None else None
-        monitor_error = _unread(facts, f"ServiceMonitor/{ns}/{manifest.name}")
-        error = monitor_error or _unread(facts, "prometheuses", f"Namespace//{ns}")
+        monitor_error = _unread(facts, monitor_ref)
+        error = monitor_error or _unread(facts, prometheuses_ref, namespace_ref)
         if error:
             checks.append(_read_failed("ServiceMonitor selected", subject, error))
         else:
@@ -1240,7 +1313,8 @@ def verify_checks(
                 )
             )
 
-    nodes = facts.lists.get("nodes") or ()
+    nodes_ref = Ref.list("nodes")
+    nodes = facts.items(nodes_ref)
     for ns, name, written in targets.deployments:
         subject = f"deployment/{ns}/{name}"
         query = ksm_query(ns, name)
@@ -1253,8 +1327,9 @@ def verify_checks(
                 needed=uses,
             )
         )
-        live = facts.get("Deployment", ns, name)
-        deployment_error = _unread(facts, f"Deployment/{ns}/{name}")
+        deployment_ref = Ref.object("Deployment", ns, name)
+        live = facts.read(deployment_ref)
+        deployment_error = _unread(facts, deployment_ref)
         body = live if live is not None else (written.body if written else None)
         if body is None and deployment_error:
             checks.append(_read_failed("GPU capacity", subject, deployment_error))
@@ -1268,12 +1343,12 @@ def verify_checks(
                     "apply the manifests: gpuscale deploy",
                 )
             )
-        elif facts.error("nodes"):
-            checks.append(_read_failed("GPU capacity", subject, facts.errors["nodes"]))
+        elif (error := _unread(facts, nodes_ref)) is not None:
+            checks.append(_read_failed("GPU capacity", subject, error))
         else:
             checks.append(check_gpu_capacity(subject, body, nodes, facts.pools, facts.pools_source))
-        pods_key = f"pods/{ns}/{name}"
-        error = _unread(facts, f"Deployment/{ns}/{name}", pods_key)
+        pods_ref = Ref.list("pods", ns, name)
+        error = _unread(facts, deployment_ref, pods_ref)
         if error:
             checks.append(_read_failed("Pending pods", subject, error))
         elif live is None:
@@ -1283,43 +1358,19 @@ def verify_checks(
         else:
             checks.append(
                 check_pending_pods(
-                    subject, facts.lists.get(pods_key) or (), facts.lists.get(f"events/{ns}") or ()
+                    subject, facts.items(pods_ref), facts.items(Ref.list("events", ns))
                 )
             )
     return checks
 
 
-_STYLE = {
-    "pass": "green",
-    "fail": "bold red",
-    "warn": "yellow",
-    "skip": "dim",
-    "error": "red",
-}
-
-
-def checks_table(checks: Sequence[Check]) -> Table:
-    """The checks as a table: check (and what it is about), status, evidence, fix."""
-    table = Table(show_lines=True, expand=False)
-    for column in ("CHECK", "STATUS", "EVIDENCE", "FIX"):
-        table.add_column(column, overflow="fold")
-    for check in checks:
-        name = Text(check.name)
-        if check.subject:
-            name.append(f"\n{check.subject}", style="dim")
-        table.add_row(
-            name,
-            Text(check.status, style=_STYLE[check.status]),
-            Text(check.evidence),
-            Text(check.fix),
-        )
-    return table
+_STATUSES: tuple[Status, ...] = ("pass", "fail", "warn", "skip", "error")
 
 
 def summary(checks: Sequence[Check]) -> str:
     """``12 checks: 10 pass, 1 fail, 1 warn, 0 skip`` (``, 2 error`` when checks could not
     be made)."""
-    counts = {status: sum(1 for c in checks if c.status == status) for status in _STYLE}
+    counts = {status: sum(1 for c in checks if c.status == status) for status in _STATUSES}
     if not counts["error"]:
         del counts["error"]
     return f"{len(checks)} checks: " + ", ".join(f"{n} {status}" for status, n in counts.items())

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from gpuscale.cli.verify_cmd import checks_table
 from gpuscale.controllers.keda import parse_prometheus_trigger
 from gpuscale.inputs import read_manifests
 from gpuscale.kube import Taint
@@ -34,7 +35,6 @@ from gpuscale.live.verify import (
     check_scaled_object_ready,
     check_service_monitor_selected,
     check_service_monitor_targets,
-    checks_table,
     doks_pool,
     query_params,
     summary,
