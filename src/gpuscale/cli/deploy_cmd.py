@@ -59,7 +59,8 @@ def check_manifests(
     (rules ``schema-invalid`` and ``scaledobject-invalid``: what the API server or KEDA
     would refuse, as ``render`` and ``simulate`` refuse it), with objects that name no
     namespace in ``namespace``. Each error is one ``gpuscale: error: file:line: rule:
-    message (fix: ...)`` line on stderr, warnings ``gpuscale: warning: ...``; with errors
+    message (fix: ...)`` line on stderr, warnings ``gpuscale: warning: ...`` (errors too,
+    marked ``(ignored: --force)``, under ``force``); with errors
     and without ``force`` a note says nothing was applied and the command exits 2, before
     anything is sent. ``profile`` is None when the user gave none, so lint judges exactly
     as ``gpuscale lint`` without ``--profile`` would (and checks schemas of the default
@@ -77,10 +78,12 @@ def check_manifests(
         fix = finding.fix.strip().removeprefix("# ")
         if "\n" in fix or not fix:
             fix = f"gpuscale lint {finding.location.file} shows the fix"
-        ignored = " (ignored: --force)" if is_error and force else ""
+        tail = f" (fix: {fix})" if label == "error" else ""
+        if is_error and force:
+            tail = " (ignored: --force)"
         sys.stderr.write(
             f"gpuscale: {label}: {finding.location.file}:{finding.location.line}: "
-            f"{finding.rule}: {' '.join(finding.message.split())}{ignored} (fix: {fix})\n"
+            f"{finding.rule}: {' '.join(finding.message.split())}{tail}\n"
         )
     if errors and not force:
         sys.stderr.write(
