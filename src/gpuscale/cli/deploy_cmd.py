@@ -93,6 +93,38 @@ def check_manifests(
         raise typer.Exit(2)
 
 
+def refuse_invalid(manifest_set: ManifestSet, profile: Profile | None) -> None:
+    """Exit 2 on what the one validator refuses (:func:`gpuscale.manifests.validate`, as
+    lint's ``schema-invalid`` reports it), before any connection: an object the API server
+    or KEDA would refuse is never a reason to reach the cluster. The rest of lint, which
+    judges objects in the namespace they land in, runs once the context is known."""
+    from gpuscale.lint import LintOptions  # noqa: PLC0415 - see module doc
+    from gpuscale.lint._run import schema_version  # noqa: PLC0415
+    from gpuscale.manifests import format_path, is_templated, validate  # noqa: PLC0415
+
+    version = schema_version(LintOptions(validate=True), profile)
+    errors = [
+        (manifest, problem)
+        for manifest in manifest_set
+        for problem in validate(manifest, kube_version=version)
+        if problem.severity == "error" and not is_templated(manifest.get(problem.path))
+    ]
+    for _, problem in errors:
+        sys.stderr.write(
+            f"gpuscale: error: {problem.location.file}:{problem.location.line}: "
+            f"schema-invalid: {format_path(problem.path)}: "
+            f"{' '.join(problem.message.split())} (fix: {problem.fix})\n"
+        )
+    if errors:
+        count = len(errors)
+        sys.stderr.write(
+            f"gpuscale: note: {count} problem{'s' if count > 1 else ''} in the manifests; "
+            "nothing was applied and the cluster was not contacted (correct them, or pass "
+            "--force to apply anyway)\n"
+        )
+        raise typer.Exit(2)
+
+
 @app.command("deploy")
 def deploy_command(
     manifests: Annotated[
@@ -152,6 +184,8 @@ def deploy_command(
     from gpuscale.live.applier import Applier  # noqa: PLC0415 - see module doc
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
 
+    if not force:
+        refuse_invalid(manifest_set, lint_profile)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     check_manifests(
         manifest_set, lint_profile, force=force, namespace=namespace or target.namespace
