@@ -64,7 +64,8 @@ def check_manifests(
     (rules ``schema-invalid`` and ``scaledobject-invalid``: what the API server or KEDA
     would refuse, as ``render`` and ``simulate`` refuse it), with objects that name no
     namespace in ``namespace``. Each error is one ``gpuscale: error: file:line: rule:
-    message (fix: ...)`` line on stderr, warnings ``gpuscale: warning: ...``; with errors
+    message (fix: ...)`` line on stderr, warnings ``gpuscale: warning: ...`` (errors too,
+    marked ``(ignored: --force)``, under ``force``); with errors
     and without ``force`` a note says nothing was applied and the command exits 2, before
     anything is sent. ``profile`` is None when the user gave none, so lint judges exactly
     as ``gpuscale lint`` without ``--profile`` would (and checks schemas of the default
@@ -82,15 +83,49 @@ def check_manifests(
         fix = finding.fix.strip().removeprefix("# ")
         if "\n" in fix or not fix:
             fix = f"gpuscale lint {finding.location.file} shows the fix"
-        ignored = " (ignored: --force)" if is_error and force else ""
+        tail = f" (fix: {fix})" if label == "error" else ""
+        if is_error and force:
+            tail = " (ignored: --force)"
         sys.stderr.write(
             f"gpuscale: {label}: {finding.location.file}:{finding.location.line}: "
-            f"{finding.rule}: {' '.join(finding.message.split())}{ignored} (fix: {fix})\n"
+            f"{finding.rule}: {' '.join(finding.message.split())}{tail}\n"
         )
     if errors and not force:
         sys.stderr.write(
             f"gpuscale: note: {errors} problem{'s' if errors > 1 else ''} in the manifests; "
             "nothing was applied (correct them, or pass --force to apply anyway)\n"
+        )
+        raise typer.Exit(2)
+
+
+def refuse_invalid(manifest_set: ManifestSet, profile: Profile | None) -> None:
+    """Exit 2 on what the one validator refuses (:func:`gpuscale.manifests.validate`, as
+    lint's ``schema-invalid`` reports it), before any connection: an object the API server
+    or KEDA would refuse is never a reason to reach the cluster. The rest of lint, which
+    judges objects in the namespace they land in, runs once the context is known."""
+    from gpuscale.lint import LintOptions  # noqa: PLC0415 - see module doc
+    from gpuscale.lint._run import schema_version  # noqa: PLC0415
+    from gpuscale.manifests import format_path, is_templated, validate  # noqa: PLC0415
+
+    version = schema_version(LintOptions(validate=True), profile)
+    errors = [
+        (manifest, problem)
+        for manifest in manifest_set
+        for problem in validate(manifest, kube_version=version)
+        if problem.severity == "error" and not is_templated(manifest.get(problem.path))
+    ]
+    for _, problem in errors:
+        sys.stderr.write(
+            f"gpuscale: error: {problem.location.file}:{problem.location.line}: "
+            f"schema-invalid: {format_path(problem.path)}: "
+            f"{' '.join(problem.message.split())} (fix: {problem.fix})\n"
+        )
+    if errors:
+        count = len(errors)
+        sys.stderr.write(
+            f"gpuscale: note: {count} problem{'s' if count > 1 else ''} in the manifests; "
+            "nothing was applied and the cluster was not contacted (correct them, or pass "
+            "--force to apply anyway)\n"
         )
         raise typer.Exit(2)
 
@@ -157,6 +192,8 @@ def deploy_command(
     from gpuscale.live.applier import Applier  # noqa: PLC0415 - see module doc
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
 
+    if not force:
+        refuse_invalid(manifest_set, lint_profile)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     check_manifests(
         manifest_set, lint_profile, force=force, namespace=namespace or target.namespace

@@ -31,7 +31,6 @@ which metadata keys the manifest writes, and the raw values rules quote back.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +46,8 @@ from gpuscale.controllers.keda import (
 from gpuscale.errors import ManifestError
 from gpuscale.lint._access import as_map, as_str, iter_list
 from gpuscale.manifests import KeyPath, Manifest, is_templated
+from gpuscale.manifests._admission import TRIGGER_AUTH_STAND_INS
+from gpuscale.manifests._model import parse_path
 
 __all__ = [
     "HPA_TARGET_TYPES",
@@ -62,24 +63,6 @@ HPA_TARGET_TYPES = ("AverageValue", "Value")
 """The ``metricType`` values an external metric of the HPA KEDA generates can have: the API
 server refuses any other type (``validateMetricTarget`` in kubernetes
 ``pkg/apis/autoscaling/validation/validation.go``; ``Utilization`` KEDA refuses itself)."""
-
-_AUTH_STAND_INS = dict.fromkeys(
-    (
-        "bearerToken",
-        "username",
-        "cert",
-        "key",
-        "oauthTokenURI",
-        "clientID",
-        "customAuthHeader",
-        "customAuthValue",
-        "apiKey",
-    ),
-    "<from the TriggerAuthentication>",
-)
-"""A value for each parameter some auth mode requires (``Config.Validate`` in KEDA's
-``pkg/scalers/authentication/authentication_types.go``), for triggers whose parameters come
-from a TriggerAuthentication."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +129,7 @@ def _prometheus(
     metadata: Mapping[str, Any], index: int, trigger: Mapping[str, Any]
 ) -> tuple[PrometheusTrigger | None, TriggerError | None]:
     strings = {key: value for key, value in metadata.items() if isinstance(value, str)}
-    auth = _AUTH_STAND_INS if trigger.get("authenticationRef") is not None else None
+    auth = TRIGGER_AUTH_STAND_INS if trigger.get("authenticationRef") is not None else None
     try:
         parsed = parse_prometheus_trigger(
             strings, auth, trigger_index=index, where=f"spec.triggers[{index}].metadata"
@@ -192,13 +175,11 @@ def scaled_object_view(obj: Manifest) -> ScaledObjectView:
     )
 
 
-_WHERE_STEP = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
-
-
 def where_path(where: str) -> KeyPath:
     """The key path a model error's ``where`` names: ``spec.triggers[0].metadata.threshold``
-    as ``("spec", "triggers", 0, "metadata", "threshold")``."""
-    return tuple(int(index) if index else key for index, key in _WHERE_STEP.findall(where))
+    as ``("spec", "triggers", 0, "metadata", "threshold")``
+    (:func:`gpuscale.manifests._model.parse_path`, which the validator uses too)."""
+    return parse_path(where)
 
 
 @dataclass(frozen=True)

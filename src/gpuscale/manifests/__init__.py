@@ -6,6 +6,8 @@ files, directories and stdin, and hands their text to :func:`load_text`.
 ```
 load_text ─► ManifestSet of Manifest (body + Location of every key)
                              ├─► validate / validate_or_raise ─► ValidationProblem
+                             │     (schemas, then what the API server's validation code
+                             │      and KEDA refuse: _admission; docs/validation.md)
                              ├─► Workload / Service / ServiceMonitor (typed views)
                              └─► render ─► YAML for kubectl apply -f -
 ```

@@ -66,7 +66,7 @@ from gpuscale.manifests._model import KeyPath, Manifest, parse_path
 from gpuscale.manifests._views import is_templated
 from gpuscale.manifests.names import name_problem
 
-__all__ = ["Refusal", "refusals"]
+__all__ = ["POD_SPEC_PATHS", "TRIGGER_AUTH_STAND_INS", "Refusal", "refusals"]
 
 Check = Literal["apiserver", "keda"]
 
@@ -664,7 +664,7 @@ def _behavior(manifest: Manifest, path: KeyPath, check: Check) -> Iterator[Refus
 
 # --- ScaledObject -----------------------------------------------------------------------
 
-_AUTH_STAND_INS = dict.fromkeys(
+TRIGGER_AUTH_STAND_INS: Mapping[str, str] = dict.fromkeys(
     (
         "bearerToken",
         "username",
@@ -678,8 +678,10 @@ _AUTH_STAND_INS = dict.fromkeys(
     ),
     "<from the TriggerAuthentication>",
 )
-"""A value for each parameter an auth mode may require, for a trigger whose parameters a
-TriggerAuthentication supplies (its secrets are not read)."""
+"""A value for each parameter an auth mode may require (``Config.Validate`` in KEDA's
+``pkg/scalers/authentication/authentication_types.go``), for a trigger whose parameters a
+TriggerAuthentication supplies: its secrets are not read, so they are taken as given
+(lint's view of a trigger reads them from here too)."""
 
 
 def _keda(error: GpuscaleError, default: str, fix: str = "") -> Iterator[Refusal]:
@@ -739,7 +741,7 @@ def _scaled_object(manifest: Manifest) -> Iterator[Refusal]:
         metadata = _map(trigger.get("metadata"))
         if any(is_templated(v) for v in metadata.values()):
             continue
-        auth = _AUTH_STAND_INS if trigger.get("authenticationRef") is not None else None
+        auth = TRIGGER_AUTH_STAND_INS if trigger.get("authenticationRef") is not None else None
         try:
             parsed = parse_prometheus_trigger(
                 {str(k): str(v) for k, v in metadata.items()},

@@ -24,7 +24,13 @@ subdomain otherwise: :mod:`gpuscale.manifests.names`, after
 ``k8s.io/apimachinery/pkg/util/validation`` and ``pkg/apis/core/validation``). A kind
 unknown in a built-in API group, or in a vendored CRD group, is an error with the closest
 known kind; a kind of any other group is an ``info``: a custom resource, not checked.
-Everything else (GPU requests without limits, double division in a query...) is
+Then, for an object whose schema check found nothing (the API server decodes before it
+validates), what the API server's validation code and KEDA refuse beyond the schemas:
+:mod:`gpuscale.manifests._admission` (ports, container names, selectors, Service ports,
+resources, probes, HPA targets and behavior, KEDA's webhook, trigger metadata and the HPA
+KEDA generates). This is the one validator ``render``, ``lint`` (``schema-invalid``),
+``simulate`` and ``deploy`` run, so they never disagree (docs/validation.md).
+Everything else (a query that divides by replicas, GPUs without a node selector...) is
 ``gpuscale lint``'s business, not validation's.
 
 jsonschema and referencing (about 0.1 s to import) are imported by the first call that

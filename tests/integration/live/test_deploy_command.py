@@ -478,7 +478,7 @@ def test_lint_judges_objects_in_the_namespace_they_are_applied_to(
     assert "servicemonitor-namespace-mismatch" in err
 
 
-def test_a_schema_error_is_listed_once_and_warnings_are_printed(
+def test_a_schema_error_is_listed_once_before_connecting_and_warnings_after(
     fake_kube: FakeKube, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     _stack(fake_kube, "gpu-demo")
@@ -502,11 +502,16 @@ def test_a_schema_error_is_listed_once_and_warnings_are_printed(
     assert [line.split(" (fix:")[0] for line in replicas] == [
         f"gpuscale: error: {bad}:12: schema-invalid: spec.replicas: expected an integer, got 'one'"
     ]
-    assert any(
-        line.startswith(f"gpuscale: warning: {bad}:") and "compile-at-start" in line
-        for line in lines
-    ), err
+    # the validator refuses before any connection; lint's warnings come once it is valid
+    assert not any("compile-at-start" in line for line in lines), err
     # a custom resource of an unknown group is only info, which deploy does not print
     assert not any("Widget" in line for line in lines), err
     assert lines[-1].startswith("gpuscale: note: 1 problem in the manifests")
+    assert "the cluster was not contacted" in lines[-1]
     assert fake_kube.seen == []
+    bad.write_text(bad.read_text().replace("replicas: one", "replicas: 1"))
+    code, _, err = _run(capsys, str(bad), "--dry-run=server")
+    assert any(
+        line.startswith(f"gpuscale: warning: {bad}:") and "compile-at-start" in line
+        for line in err.splitlines()
+    ), err

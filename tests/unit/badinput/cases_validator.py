@@ -4,7 +4,8 @@ One validator (:func:`gpuscale.manifests.validate`) decides for all four command
 mutation of a valid set below is run through each of them and must give the same
 ``file:line`` and key: ``render`` and ``simulate`` exit 2 with one error line, ``lint -o
 json`` exits 1 with one error finding (its exit code for findings, docs/commands/lint.md),
-``deploy --dry-run=client -n demo`` exits 2 before contacting anything. Upstream sources of
+``deploy --dry-run=client -n demo`` exits 2 before contacting anything, and so does
+``deploy`` against no cluster at all. Upstream sources of
 each refusal are cited in ``gpuscale.manifests._admission``.
 """
 
@@ -524,8 +525,27 @@ _HUGE = BASE.replace("minReplicaCount: 1", "minReplicaCount: " + "9" * 5000)
 _LIST_SCALAR = "apiVersion: v1\nkind: List\nitems: 3\n"
 _LIST_ITEM = "apiVersion: v1\nkind: List\nitems:\n  - 3\n"
 
+
+def _no_cluster_cases() -> list[Bad]:
+    """``deploy`` with no ``--dry-run`` and no cluster: the refusal comes before any
+    connection (every fourth refusal, which is enough to show the order)."""
+    cases = []
+    for name, old, new, needle, key in MUTATIONS[::4]:
+        text = BASE.replace(old, new, 1)
+        cases.append(
+            Bad(
+                id=f"validator-deploy-no-cluster-{name}",
+                argv=("deploy", "bad.yaml", "--kubeconfig", "no-such-kubeconfig"),
+                files={"bad.yaml": text},
+                names=(f"bad.yaml:{_line(text, needle)}", key),
+            )
+        )
+    return cases
+
+
 CASES = [
     *_cases(),
+    *_no_cluster_cases(),
     *(
         Bad(
             id=f"validator-{command}-huge-integer",

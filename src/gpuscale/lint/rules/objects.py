@@ -67,11 +67,12 @@ def _templated(obj: Manifest, path: KeyPath) -> bool:
         "of 0 or less (the HPA KEDA generates would have a target the API server refuses). "
         "Values with a placeholder are not judged; a number or boolean in trigger "
         "metadata is left to `trigger-metadata-not-string`, and replica bounds to "
-        "`replica-bounds-invalid`, which say more."
+        "`replica-bounds-invalid`, a GPU request without an equal limit to "
+        "`gpu-requests-limits`, which say more."
     ),
     example=snippet({"spec": {"replicas": "two", "selector": {"matchLabels": {"app": "web"}}}}),
     fix=snippet({"spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}}),
-    defers_to=("trigger-metadata-not-string", "replica-bounds-invalid"),
+    defers_to=("trigger-metadata-not-string", "replica-bounds-invalid", "gpu-requests-limits"),
 )
 def _schema_invalid(ctx: LintContext) -> Iterator[Hit]:
     version = ctx.schema_version
