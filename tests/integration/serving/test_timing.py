@@ -3,7 +3,7 @@
 Requests go one after another (each waits for the previous to finish), so the load is
 fixed and the model's answer is one prefill step; the median TTFT a streaming client
 measures must be within 10 % of it (issue 15's evidence). The L40S preset's prefill
-steps (~75 ms for 512 tokens) dwarf the loopback and event-loop overheads.
+steps (~175 ms for 1536 tokens) dwarf the loopback and event-loop overheads.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.integration.serving.conftest import Running
 
 pytestmark = pytest.mark.integration
 
-PROMPT = 512
+PROMPT = 1536
 REQUESTS = 15
 
 
