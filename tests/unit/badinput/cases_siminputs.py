@@ -291,6 +291,7 @@ FLAG_CASES = [
     _flag("speedup-words", "--speedup", "fast", names=("--speedup",), trace=True),
     _flag("speedup-1e-9", "--speedup", "1e-9", names=("--speedup", "--max-work"), trace=True),
     _flag("speedup-1e-300", "--speedup", "1e-300", names=("--speedup",), trace=True),
+    _flag("speedup-1e300", "--speedup", "1e300", names=("--max-work",), trace=True),
     _flag("until-zero", "--until", "0s", names=("--until",)),
     _flag("until-words", "--until", "later", names=("--until",)),
     _flag("until-negative", "--until", "-5m", names=("--until",)),
