@@ -3,6 +3,7 @@ and its warning for set_gauge steps that no query reads."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,31 @@ def test_a_gauge_no_query_reads_is_warned_with_its_line(
         f"gpuscale: warning: {scenario}:5: set_gauge sets my_custom_gaug, which no "
         "ScaledObject query reads (they read: my_custom_gauge); the step changes nothing"
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["timestamp\n5\n", "\ufefftimestamp,prompt_tokens\n5,1\n5,2\n", '{"timestamp": 7}\n'],
+    ids=["one-row", "bom-equal-times", "mooncake-one-line"],
+)
+def test_a_one_instant_trace_is_a_tiny_valid_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str
+) -> None:
+    profile = (_EXAMPLE / "gpuscale.yaml").read_text(encoding="utf-8")
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "resources.yaml").write_text(
+        (_EXAMPLE / "resources.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (app / "gpuscale.yaml").write_text(
+        profile.replace("    startup_time: 3s\n", "    startup_time: 3s\n    service_time: 0.2s\n"),
+        encoding="utf-8",
+    )
+    trace = tmp_path / "t.trace"
+    trace.write_text(text, encoding="utf-8")
+    code = main(["simulate", str(app), "--trace", str(trace), "-o", "json"])
+    out = capsys.readouterr()
+    assert code in (0, None), out.err
+    document = json.loads(out.out)
+    assert document["records"] >= 1
+    assert "Traceback" not in out.err
