@@ -93,7 +93,8 @@ def _trace_requests(trace: Trace, horizon: float) -> float:
         return 0.0
     if trace.period <= 0:
         return float(len(trace))
-    return len(trace) * math.ceil(horizon / trace.period)
+    tiles = horizon / trace.period
+    return len(trace) * (float(math.ceil(tiles)) if math.isfinite(tiles) else math.inf)
 
 
 def estimate_work(

@@ -203,7 +203,8 @@ def _count(text: str, where: str, column: str) -> int:
     if value < 0:
         raise _error(f"{column} must be >= 0, got {value}", where)
     if value > _MAX_TOKENS:
-        raise _error(f"{column} must be at most {_MAX_TOKENS:,} tokens, got {value:,}", where)
+        shown = f"{value:,}" if value < 10**15 else f"{float(value):.3g}"
+        raise _error(f"{column} must be at most {_MAX_TOKENS:,} tokens, got {shown}", where)
     return value
 
 
