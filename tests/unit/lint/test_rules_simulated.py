@@ -57,8 +57,14 @@ def test_a_per_replica_query_under_average_value_flaps(simulations: list[list[st
     [finding] = only(lint_yaml(text, select=[SLUG]), SLUG)
     assert finding.location.line == line_of(text, "query:")
     assert "flaps 1 ↔ 2 every 6m" in finding.message
-    assert "at 1 replica the query reads 160 → desired 2" in finding.message
-    assert "at 2 replicas the query reads 80 → desired 1" in finding.message
+    assert (
+        "at 1 replica, 160 / 1 replica = 160 per replica against a target of 80 per replica: "
+        "ceil(1 × 160/80) = 2" in finding.message
+    )
+    assert (
+        "at 2 replicas, 80 / 2 replicas = 40 per replica against a target of 80 per replica: "
+        "ceil(2 × 40/80) = 1" in finding.message
+    )
     assert (
         "at 2 replicas, 80 / 2 replicas = 40 per replica against a target of 80 per "
         "replica: ceil(2 × 40/80) = 1" in finding.why

@@ -64,13 +64,6 @@ def _replicas(count: int) -> str:
     return f"{count} replica" if count == 1 else f"{count} replicas"
 
 
-def _turn(step: FlapStep) -> str:
-    """``at 2 replicas the query reads 80 → desired 1``."""
-    return (
-        f"at {_replicas(step.replicas)} the query reads {fmt(step.value)} → desired {step.desired}"
-    )
-
-
 def _computed(step: FlapStep, metric_type: str, threshold: float) -> str:
     """One turn as the HPA computes it (``GetExternalPerPodMetricReplicas`` for
     AverageValue, ``GetExternalMetricReplicas`` for Value)."""
@@ -214,7 +207,6 @@ def _fix(so: ScaledObjectView, verdict: FlapVerdict, held: int | None) -> str:
 def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profile: bool) -> Hit:
     cycle = " ↔ ".join(str(r) for r in verdict.replicas)
     period = "" if verdict.period_s is None else f" every {format_duration(verdict.period_s)}"
-    turns = ", ".join(_turn(s) for s in verdict.steps)
     computed = "; ".join(
         _computed(s, verdict.metric_type, verdict.threshold) for s in verdict.steps
     )
@@ -229,15 +221,15 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
         obj=so.obj,
         key_path=trigger_path(verdict.trigger, "query"),
         message=f"under a steady load the replica count flaps {cycle}{period}"
-        + (f": {turns}" if turns else ""),
+        + (f": {computed}" if computed else ""),
         why=(
             f"A simulation of KEDA's poll, the HPA it generates, Prometheus, the scheduler "
             f"and the cluster autoscaler ({timings}) under a constant load, "
             f"{verdict.load}, shows the replica count reversing {verdict.reversals} times "
             f"in {format_duration(verdict.simulated_s)} and still turning at the end. "
             + (
-                f"Each turn as the HPA computes it (metricType {verdict.metric_type}): "
-                f"{computed}.{falls} "
+                f"Each turn above is the HPA's own computation (metricType "
+                f"{verdict.metric_type}).{falls} "
                 if computed
                 else ""
             )
@@ -263,7 +255,8 @@ def _hit(so: ScaledObjectView, verdict: FlapVerdict, held: int | None, *, profil
         "for gpuscale's request series, the rate that keeps 2 replicas 75 % busy. When the "
         "replica count still reverses direction in the last third of the run, the finding "
         "gives the period, the counts it cycles through and each turn as the HPA computed "
-        "it (at N replicas the query reads X → desired M). The usual cause is a query "
+        "it (under AverageValue: at N replicas, X / N replicas = X/N per replica against "
+        "the target per replica, ceil(N × (X/N)/target) = M). The usual cause is a query "
         "whose value depends on the replica count, such as an average under metricType "
         "AverageValue. To keep lint fast the rule simulates only the ScaledObjects where "
         "that cause is present: the driven trigger (the first `prometheus` one) has a "
