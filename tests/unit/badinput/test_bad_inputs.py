@@ -43,3 +43,10 @@ def test_bad_input(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _harness.run_bad(case, tmp_path, monkeypatch, capsys)
+
+
+def test_the_suite_holds_enough_cases_across_the_commands() -> None:
+    assert len(CASES) >= MIN_CASES, len(CASES)
+    commands = {case.argv[0] for case in CASES}
+    expected = {"profile", "render", "lint", "simulate", "deploy", "report", "demo", "app"}
+    assert expected <= commands, sorted(expected - commands)
