@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import socket
 from typing import cast
 
 import httptools
@@ -44,10 +43,8 @@ from gpuscale.app._server import (
     _TOO_LARGE,
     MAX_HEADER_BYTES,
     _Clock,
-    _dual_stack_socket,
-    _listen_error,
+    listen,
 )
-from gpuscale.errors import InputError
 from gpuscale.serving import ServingMetrics
 
 __all__ = ["MAX_BODY_BYTES", "LlmServer", "run_llm", "serve_llm"]
@@ -284,29 +281,8 @@ class LlmServer:
         self._server: asyncio.Server | None = None
 
     async def start(self) -> list[tuple[str, int]]:
-        loop = asyncio.get_running_loop()
         host, port = self.config.host, self.config.port
-        try:
-            if host == "::":
-                self._server = await loop.create_server(
-                    lambda: _Connection(self), sock=_dual_stack_socket(port)
-                )
-            else:
-                self._server = await loop.create_server(
-                    lambda: _Connection(self),
-                    host=host,
-                    port=port,
-                    reuse_address=True,
-                    backlog=socket.SOMAXCONN,
-                )
-        except socket.gaierror as error:
-            raise InputError(
-                f"cannot resolve {host!r}: {error.strerror}",
-                where="--host",
-                fix="pass an IP address of this machine such as 0.0.0.0 or 127.0.0.1",
-            ) from None
-        except OSError as error:
-            raise _listen_error(host, port, error) from None
+        self._server = await listen(host, port, lambda: _Connection(self))
         self.loop.start()
         return [
             (str(sock.getsockname()[0]), int(sock.getsockname()[1]))

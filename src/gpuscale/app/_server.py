@@ -45,6 +45,7 @@ import errno
 import logging
 import socket
 import time
+from collections.abc import Callable
 from email.utils import formatdate
 from http import HTTPStatus
 from typing import cast
@@ -56,7 +57,7 @@ from gpuscale.app._config import DEFAULT_MAX_HEADER_BYTES, AppConfig
 from gpuscale.app._handler import Reply, Responder
 from gpuscale.errors import InputError, UnavailableError
 
-__all__ = ["MAX_HEADER_BYTES", "AppServer"]
+__all__ = ["MAX_HEADER_BYTES", "AppServer", "listen"]
 
 MAX_HEADER_BYTES = DEFAULT_MAX_HEADER_BYTES
 _VERSIONS = frozenset(("1.0", "1.1"))
@@ -344,27 +345,7 @@ class AppServer:
         loop = asyncio.get_running_loop()
         self.now = loop.time()
         host, port = self.config.host, self.config.port
-        try:
-            if host == "::":
-                self._server = await loop.create_server(
-                    lambda: _Connection(self), sock=_dual_stack_socket(port)
-                )
-            else:
-                self._server = await loop.create_server(
-                    lambda: _Connection(self),
-                    host=host,
-                    port=port,
-                    reuse_address=True,
-                    backlog=socket.SOMAXCONN,
-                )
-        except socket.gaierror as error:
-            raise InputError(
-                f"cannot resolve {host!r}: {error.strerror}",
-                where="--host",
-                fix="pass an IP address of this machine such as 0.0.0.0 or 127.0.0.1",
-            ) from None
-        except OSError as error:
-            raise _listen_error(host, port, error) from None
+        self._server = await listen(host, port, lambda: _Connection(self))
         bound = []
         for sock in self._server.sockets:
             address = sock.getsockname()
@@ -460,6 +441,30 @@ async def _wait(event: asyncio.Event, timeout: float, also: asyncio.Event | None
     _, pending = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     for waiter in pending:
         waiter.cancel()
+
+
+async def listen(host: str, port: int, protocol: Callable[[], asyncio.Protocol]) -> asyncio.Server:
+    """Listen on ``host:port`` (``::``: IPv6 and IPv4 at once) with ``protocol`` per
+    connection; the one place both servers (the gauge app and the LLM emulator) bind.
+
+    An unresolvable host raises ``InputError`` naming ``--host``; a busy or forbidden
+    port ``UnavailableError`` (:func:`_listen_error`).
+    """
+    loop = asyncio.get_running_loop()
+    try:
+        if host == "::":
+            return await loop.create_server(protocol, sock=_dual_stack_socket(port))
+        return await loop.create_server(
+            protocol, host=host, port=port, reuse_address=True, backlog=socket.SOMAXCONN
+        )
+    except socket.gaierror as error:
+        raise InputError(
+            f"cannot resolve {host!r}: {error.strerror}",
+            where="--host",
+            fix="pass an IP address of this machine such as 0.0.0.0 or 127.0.0.1",
+        ) from None
+    except OSError as error:
+        raise _listen_error(host, port, error) from None
 
 
 def _dual_stack_socket(port: int) -> socket.socket:

@@ -98,7 +98,7 @@ def check_manifests(
         raise typer.Exit(2)
 
 
-def refuse_invalid(manifest_set: ManifestSet, profile: Profile | None) -> None:
+def _refuse_invalid(manifest_set: ManifestSet, profile: Profile | None) -> None:
     """Exit 2 on what the one validator refuses (:func:`gpuscale.manifests.validate`, as
     lint's ``schema-invalid`` reports it), before any connection: an object the API server
     or KEDA would refuse is never a reason to reach the cluster. The rest of lint, which
@@ -193,7 +193,7 @@ def deploy_command(
     from gpuscale.live.kube import Kube, connect  # noqa: PLC0415 - see module doc
 
     if not force:
-        refuse_invalid(manifest_set, lint_profile)
+        _refuse_invalid(manifest_set, lint_profile)
     api, target = connect(kubeconfig=kubeconfig, context=context)
     check_manifests(
         manifest_set, lint_profile, force=force, namespace=namespace or target.namespace
