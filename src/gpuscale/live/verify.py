@@ -11,9 +11,10 @@ DigitalOcean node pools) into a :class:`Facts`, each read named by a :class:`Ref
 both halves build the same way; every function here is a pure function
 of those documents and returns a :class:`Check`: the link, ``pass``/``fail``/``warn``/
 ``skip``, the evidence read, and the fix. :func:`verify_checks` runs them all for a
-manifest set. The checks live in :mod:`gpuscale.live._verify` by concern (``keda``,
-``prometheus``, ``monitors``, ``capacity``; ``chain`` puts them in order); this module is
-their public face. Sources of the rules:
+manifest set. Each link declares its reads and its check once, in
+:data:`gpuscale.live._verify.links.LINKS`, which both halves walk; the checks live in
+:mod:`gpuscale.live._verify` by concern (``keda``, ``prometheus``, ``monitors``,
+``capacity``); this module is their public face. Sources of the rules:
 
 - KEDA: the chart's names (``kedacore/charts keda/templates/metrics-server/apiservice.yaml``:
   the ``v1beta1.external.metrics.k8s.io`` APIService points at
@@ -51,7 +52,6 @@ from gpuscale.live._verify.capacity import (
 from gpuscale.live._verify.chain import (
     prometheus_trigger_of,
     summary,
-    verify_checks,
     verify_targets,
 )
 from gpuscale.live._verify.facts import (
@@ -75,6 +75,7 @@ from gpuscale.live._verify.keda import (
     check_scaled_object_active,
     check_scaled_object_ready,
 )
+from gpuscale.live._verify.links import verify_checks
 from gpuscale.live._verify.monitors import (
     check_service_monitor_selected,
     check_service_monitor_targets,

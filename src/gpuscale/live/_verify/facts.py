@@ -142,11 +142,19 @@ _LIST_PATHS = {
 @dataclass(frozen=True, slots=True)
 class Ref:
     """One read verify makes: the key :class:`Facts` keeps its answer (or its error) under,
-    and the API path it is read from. The reader (:mod:`gpuscale.live.verifier`) and the
-    checks (:func:`verify_checks`) both name reads by these, never by hand-built keys."""
+    the API path it is read from, and how. The links
+    (:data:`gpuscale.live._verify.links.LINKS`) declare their reads as these and look the
+    answers up by them; the reader (:mod:`gpuscale.live.verifier`) performs them."""
 
     key: str
     path: str
+    many: bool = False
+    """A list (its ``items`` are kept), not one object."""
+    query: tuple[tuple[str, str], ...] = ()
+    """Query parameters of the read (a pod list's ``labelSelector``)."""
+    missing_ok: bool = True
+    """A 404 is an answer (an absent object, a list the server does not serve) rather than
+    a failed read."""
 
     @classmethod
     def object(cls, kind: str, namespace: str | None, name: str) -> Ref:
@@ -155,10 +163,24 @@ class Ref:
         return cls(f"{kind}/{ns}/{name}", _OBJECT_PATHS[kind].format(namespace=ns, name=name))
 
     @classmethod
-    def list(cls, what: str, namespace: str = "", owner: str = "") -> Ref:
-        """A list: ``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``."""
+    def list(
+        cls,
+        what: str,
+        namespace: str = "",
+        owner: str = "",
+        *,
+        query: Mapping[str, str] | None = None,
+    ) -> Ref:
+        """A list: ``nodes``, ``prometheuses``, ``pods/<ns>/<deployment>``, ``events/<ns>``.
+        Only ``prometheuses`` may be absent (no prometheus-operator)."""
         key = "/".join(part for part in (what, namespace, owner) if part)
-        return cls(key, _LIST_PATHS[what].format(namespace=namespace))
+        return cls(
+            key,
+            _LIST_PATHS[what].format(namespace=namespace),
+            many=True,
+            query=tuple((query or {}).items()),
+            missing_ok=what == "prometheuses",
+        )
 
 
 def keda_deployments(apiservice: Mapping[str, Any] | None) -> tuple[str, str, str | None]:
