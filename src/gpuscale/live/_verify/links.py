@@ -383,6 +383,7 @@ def _pods_ref(subject: Subject, selector: str | None = None) -> Ref:
 
 
 def _pending_reads(known: Known, subject: Subject) -> Iterator[Ref]:
+    yield _deployment_ref(subject)
     live = known.read(_deployment_ref(subject))
     if live is not None:
         yield _pods_ref(subject, deployment_selector(live))
