@@ -159,26 +159,27 @@ def _crds(facts: Facts, _: Subject) -> Iterator[Check]:
         )
 
 
-def _keda_ref(known: Known, which: int) -> Ref:
-    name = keda_deployments(known.read(APISERVICE))[which]
-    return Ref.object("Deployment", known.keda_namespace, str(name))
+def _keda_name(known: Known, which: int) -> str:
+    return str(keda_deployments(known.read(APISERVICE))[which])
 
 
 def _keda_link(role: str, which: int) -> Link:
     """KEDA's operator (0) or metrics server (1): its name comes from the APIService."""
 
+    def ref(known: Known) -> Ref:
+        return Ref.object("Deployment", known.keda_namespace, _keda_name(known, which))
+
     def reads(known: Known, _: Subject) -> Iterator[Ref]:
         yield APISERVICE
-        yield _keda_ref(known, which)
+        yield ref(known)
 
     def check(facts: Facts, _: Subject) -> Iterator[Check]:
-        ref = _keda_ref(facts, which)
-        name = ref.key.rsplit("/", 1)[1]
-        error = _unread(facts, ref)
+        name = _keda_name(facts, which)
+        error = _unread(facts, ref(facts))
         if error:
             yield _read_failed(role, f"deployment/{facts.keda_namespace}/{name}", error)
         else:
-            yield check_deployment_ready(role, facts.keda_namespace, name, facts.read(ref))
+            yield check_deployment_ready(role, facts.keda_namespace, name, facts.read(ref(facts)))
 
     return Link(role, "cluster", check, reads)
 
@@ -217,9 +218,12 @@ def _scaled_object(facts: Facts, subject: Subject) -> Iterator[Check]:
     )
 
 
+def _hpa_name(known: Known, subject: Subject) -> str:
+    return hpa_of(subject.written, known.read(_so_ref(subject)))
+
+
 def _hpa_ref(known: Known, subject: Subject) -> Ref:
-    name = hpa_of(subject.written, known.read(_so_ref(subject)))
-    return Ref.object("HorizontalPodAutoscaler", subject.namespace, name)
+    return Ref.object("HorizontalPodAutoscaler", subject.namespace, _hpa_name(known, subject))
 
 
 def _hpa_reads(known: Known, subject: Subject) -> Iterator[Ref]:
@@ -228,13 +232,12 @@ def _hpa_reads(known: Known, subject: Subject) -> Iterator[Ref]:
 
 
 def _hpa(facts: Facts, subject: Subject) -> Iterator[Check]:
-    ref = _hpa_ref(facts, subject)
-    name = ref.key.rsplit("/", 1)[1]
-    error = _unread(facts, ref)
+    name = _hpa_name(facts, subject)
+    error = _unread(facts, _hpa_ref(facts, subject))
     if error:
         yield _read_failed("HPA", f"hpa/{subject.namespace}/{name}", error)
     else:
-        yield check_hpa(subject.namespace, name, facts.read(ref))
+        yield check_hpa(subject.namespace, name, facts.read(_hpa_ref(facts, subject)))
 
 
 def _trigger_asks(subject: Subject) -> Iterator[Ask]:
