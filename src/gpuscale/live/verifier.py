@@ -119,7 +119,7 @@ def gather(
         for ref in link.reads(reads, subject):
             reads.fetch(ref)
         asks.extend(link.asks(subject))
-    reads.fetch(NODES)
+    reads.fetch(NODES)  # the node pools are counted on the nodes, needed or not
     nodes = reads.lists.get(NODES.key) or []
     proms = _prometheus(
         kube, open_client, asks, prometheus_url=prometheus_url, fallback=profile.prometheus.address
