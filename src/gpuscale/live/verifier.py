@@ -27,22 +27,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gpuscale.errors import GpuscaleError, InputError
+from gpuscale.live._verify.links import APISERVICE, NODES, Ask, Scope, walk
 from gpuscale.live.kube import ApiUnreachableError, Kube
-from gpuscale.live.load import ForwardPool, deployment_selector
+from gpuscale.live.load import ForwardPool
 from gpuscale.live.verify import (
-    KEDA_CRDS,
-    METRICS_APISERVICE,
     Facts,
     HttpAnswer,
     PoolCapacity,
     PromFacts,
     Ref,
-    hpa_of,
     keda_deployments,
-    ksm_query,
     pool_capacity,
-    prometheus_trigger_of,
-    query_params,
     verify_targets,
 )
 from gpuscale.live.watch import POOL_LABELS
@@ -59,49 +54,48 @@ PoolReader = Callable[[Sequence[dict[str, Any]]], tuple[tuple[PoolCapacity, ...]
 
 
 class _Reads:
-    def __init__(self, kube: Kube) -> None:
+    """The reads made so far; what each link's next reads may depend on (a
+    :class:`~gpuscale.live._verify.links.Known`)."""
+
+    def __init__(self, kube: Kube, keda_namespace: str) -> None:
         self.kube = kube
+        self.default_keda_namespace = keda_namespace
         self.objects: dict[str, dict[str, Any] | None] = {}
         self.lists: dict[str, list[dict[str, Any]]] = {}
         self.errors: dict[str, str] = {}
+        self.made: set[str] = set()
         self.answered = False
 
-    def _failed(self, key: str, error: GpuscaleError) -> None:
-        if not isinstance(error, ApiUnreachableError):
-            self.answered = True
-        elif not self.answered:
-            raise error
-        self.errors[key] = error.one_line()
+    @property
+    def keda_namespace(self) -> str:
+        """Where the APIService says KEDA runs, else the profile's ``keda.namespace``."""
+        return keda_deployments(self.read(APISERVICE))[2] or self.default_keda_namespace
 
-    def object(self, ref: Ref) -> dict[str, Any] | None:
-        key = ref.key
-        if key in self.objects:
-            return self.objects[key]
-        try:
-            doc: dict[str, Any] | None = self.kube.get_json(ref.path, what=key, missing_ok=True)
-        except GpuscaleError as error:
-            self._failed(key, error)
-            return None
-        self.answered = True
-        self.objects[key] = doc
-        return doc
+    def read(self, ref: Ref) -> dict[str, Any] | None:
+        return self.objects.get(ref.key)
 
-    def items(
-        self, ref: Ref, query: dict[str, str] | None = None, *, missing_ok: bool = False
-    ) -> list[dict[str, Any]]:
+    def fetch(self, ref: Ref) -> None:
+        """Read ``ref`` unless it was read (or failed) already."""
         key = ref.key
-        if key in self.lists:
-            return self.lists[key]
+        if key in self.made:
+            return
+        self.made.add(key)
         try:
-            doc = self.kube.get_json(ref.path, query, what=key, missing_ok=missing_ok)
+            doc = self.kube.get_json(
+                ref.path, dict(ref.query) or None, what=key, missing_ok=ref.missing_ok
+            )
         except GpuscaleError as error:
-            self._failed(key, error)
-            return []
+            if not isinstance(error, ApiUnreachableError):
+                self.answered = True
+            elif not self.answered:
+                raise
+            self.errors[key] = error.one_line()
+            return
         self.answered = True
-        if doc is None:
-            return []
-        self.lists[key] = list(doc.get("items") or [])
-        return self.lists[key]
+        if not ref.many:
+            self.objects[key] = doc
+        elif doc is not None:
+            self.lists[key] = list(doc.get("items") or [])
 
 
 def gather(
@@ -114,51 +108,26 @@ def gather(
     pools: PoolReader | None = None,
     open_client: Callable[[str], PrometheusClient] = open_prometheus,
 ) -> Facts:
-    """Read everything :func:`~gpuscale.live.verify.verify_checks` needs for ``manifests``;
-    ``open_client`` makes the Prometheus client for a base URL."""
+    """Make the reads every link of :data:`~gpuscale.live._verify.links.LINKS` declares for
+    ``manifests``, in chain order, then its Prometheus queries; ``open_client`` makes the
+    Prometheus client for a base URL."""
     context = kube.target.namespace
-    targets = verify_targets(manifests, namespace, context)
-    reads = _Reads(kube)
-    for name in KEDA_CRDS:
-        reads.object(Ref.object("CustomResourceDefinition", None, name))
-    apiservice = reads.object(Ref.object("APIService", None, METRICS_APISERVICE))
-    operator, server, said_ns = keda_deployments(apiservice)
-    keda_ns = said_ns or profile.keda.namespace
-    for name in (operator, server):
-        reads.object(Ref.object("Deployment", keda_ns, name))
-    for manifest, ns in targets.scaled_objects:
-        live = reads.object(Ref.object("ScaledObject", ns, manifest.name))
-        reads.object(Ref.object("HorizontalPodAutoscaler", ns, hpa_of(manifest, live)))
-    for manifest, ns in targets.monitors:
-        reads.object(Ref.object("ServiceMonitor", ns, manifest.name))
-        reads.object(Ref.object("Namespace", None, ns))
-    if targets.monitors:
-        prometheuses = Ref.list("prometheuses")
-        try:
-            doc = kube.get_json(prometheuses.path, what=prometheuses.key, missing_ok=True)
-        except GpuscaleError as error:
-            reads.errors[prometheuses.key] = error.one_line()
-        else:
-            if doc is not None:
-                reads.lists[prometheuses.key] = list(doc.get("items") or [])
-    for ns, name, _ in targets.deployments:
-        live = reads.object(Ref.object("Deployment", ns, name))
-        if live is not None:
-            reads.items(Ref.list("pods", ns, name), {"labelSelector": deployment_selector(live)})
-        reads.items(Ref.list("events", ns))
-    nodes = reads.items(Ref.list("nodes"))
+    scope = Scope(verify_targets(manifests, namespace, context), prometheus_url)
+    reads = _Reads(kube, profile.keda.namespace)
+    asks: list[Ask] = []
+    for link, subject in walk(scope):
+        for ref in link.reads(reads, subject):
+            reads.fetch(ref)
+        asks.extend(link.asks(subject))
+    reads.fetch(NODES)  # the node pools are counted on the nodes, needed or not
+    nodes = reads.lists.get(NODES.key) or []
     proms = _prometheus(
-        kube,
-        open_client,
-        targets.scaled_objects,
-        [(ns, name) for ns, name, _ in targets.deployments],
-        prometheus_url=prometheus_url,
-        fallback=profile.prometheus.address,
+        kube, open_client, asks, prometheus_url=prometheus_url, fallback=profile.prometheus.address
     )
     found, source = pools(nodes) if pools is not None else (None, "no profile given")
     return Facts(
         context_namespace=context,
-        keda_namespace=keda_ns,
+        keda_namespace=reads.keda_namespace,
         objects=reads.objects,
         lists=reads.lists,
         errors=reads.errors,
@@ -190,21 +159,18 @@ def _get(client: PrometheusClient, path: str, params: dict[str, str] | None = No
 def _prometheus(
     kube: Kube,
     open_client: Callable[[str], PrometheusClient],
-    scaled_objects: Sequence[tuple[Any, str]],
-    deployments: Sequence[tuple[str, str]],
+    asks: Sequence[Ask],
     *,
     prometheus_url: str | None,
     fallback: str,
 ) -> dict[str, PromFacts]:
-    wanted: dict[str, list[Any]] = {}
-    for manifest, _ in scaled_objects:
-        trigger, _why = prometheus_trigger_of(manifest)
-        if trigger is not None:
-            wanted.setdefault(prometheus_url or trigger.server_address, []).append(trigger)
+    """Ask each Prometheus the links named (else ``fallback``) its own queries and the
+    queries meant for every Prometheus, in the links' order."""
+    wanted = list(dict.fromkeys(ask.address for ask in asks if ask.address is not None))
     if not wanted:
-        wanted[prometheus_url or fallback] = []
+        wanted = [prometheus_url or fallback]
     found: dict[str, PromFacts] = {}
-    for address, triggers in wanted.items():
+    for address in wanted:
         pool: ForwardPool | None = None
         try:
             base, source, error, unread = address, address, "", False
@@ -228,12 +194,11 @@ def _prometheus(
                 )
                 continue
             with open_client(base) as client:
-                queries = {
-                    t.query: _get(client, "/api/v1/query", query_params(t)) for t in triggers
-                }
-                for ns, name in deployments:
-                    query = ksm_query(ns, name)
-                    queries[query] = _get(client, "/api/v1/query", {"query": query})
+                queries: dict[str, HttpAnswer] = {}
+                for ask in asks:
+                    if ask.address in (None, address):
+                        params = dict(ask.params)
+                        queries[params["query"]] = _get(client, "/api/v1/query", params)
                 found[address] = PromFacts(
                     source=source,
                     buildinfo=_get(client, "/api/v1/status/buildinfo"),
