@@ -31,6 +31,7 @@ __all__ = [
     "MAX_PERIOD_SECONDS",
     "MAX_STABILIZATION_WINDOW_SECONDS",
     "Behavior",
+    "HPAControllerOptions",
     "MetricSource",
     "MetricTarget",
     "PolicyType",
@@ -185,6 +186,23 @@ class ScalingRules:
 
 
 DEFAULT_TOLERANCES = Tolerance()
+
+
+@dataclass(frozen=True, slots=True)
+class HPAControllerOptions:
+    """The kube-controller-manager flags the HPA controller runs with (upstream
+    ``HPAControllerConfiguration``, pkg/controller/podautoscaler/config/types.go): one
+    value per cluster, shared by every HPA, so they are not part of the HPA object."""
+
+    sync_period_s: float = DEFAULT_SYNC_PERIOD_SECONDS
+    """``--horizontal-pod-autoscaler-sync-period``: one reconcile per HPA per period."""
+    tolerance: Tolerance = DEFAULT_TOLERANCES
+    """``--horizontal-pod-autoscaler-tolerance``, for both directions."""
+    downscale_stabilization_s: float = DEFAULT_DOWNSCALE_STABILIZATION_SECONDS
+    """``--horizontal-pod-autoscaler-downscale-stabilization``: the scale-down window of an
+    HPA without ``behavior``."""
+
+
 """The controller's default tolerances: 10 % each way."""
 
 _DEFAULT_SCALE_UP = ScalingRules(
