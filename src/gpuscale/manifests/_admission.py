@@ -684,11 +684,11 @@ TriggerAuthentication supplies: its secrets are not read, so they are taken as g
 (lint's view of a trigger reads them from here too)."""
 
 
-def _keda(error: GpuscaleError, default: str, fix: str = "") -> Iterator[Refusal]:
-    problems = getattr(error, "problems", ()) or ((error.where or default, error.message),)
-    for where, message in problems:
+def _keda(error: GpuscaleError, default: KeyPath, fix: str = "") -> Iterator[Refusal]:
+    problems = getattr(error, "problems", ()) or ((error.key_path or default, error.message),)
+    for path, message in problems:
         yield Refusal(
-            parse_path(where),
+            path,
             message,
             error.fix or fix or "see gpuscale lint --explain scaledobject-invalid",
             "what KEDA accepts",
@@ -709,7 +709,7 @@ def _scaled_object(manifest: Manifest) -> Iterator[Refusal]:
     try:
         validate_scaled_object(spec, name=name)
     except GpuscaleError as error:
-        yield from _keda(error, "spec")
+        yield from _keda(error, ("spec",))
         return
     for index, raw in enumerate(_list(spec.get("triggers"))):
         trigger = _map(raw)
@@ -747,10 +747,10 @@ def _scaled_object(manifest: Manifest) -> Iterator[Refusal]:
                 {str(k): str(v) for k, v in metadata.items()},
                 auth,
                 trigger_index=index,
-                where=f"spec.triggers[{index}].metadata",
+                key_path=("spec", "triggers", index, "metadata"),
             )
         except GpuscaleError as error:
-            yield from _keda(error, f"spec.triggers[{index}].metadata")
+            yield from _keda(error, ("spec", "triggers", index, "metadata"))
             continue
         if metric_quantity(parsed.threshold) <= 0:
             yield Refusal(

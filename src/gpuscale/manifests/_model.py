@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
+from gpuscale.errors import KeyPath, format_key_path
+
 __all__ = [
     "IGNORE_COMMENT",
     "KeyPath",
@@ -23,9 +25,6 @@ __all__ = [
     "format_path",
     "parse_path",
 ]
-
-KeyPath = tuple[str | int, ...]
-"""A path into a manifest body: mapping keys as ``str``, list indices as ``int``."""
 
 IGNORE_COMMENT = re.compile(r"gpuscale:\s*ignore\[([^\]]*)\]")
 """The suppression comment lint honours: ``# gpuscale: ignore[slug, other-slug]``."""
@@ -46,16 +45,9 @@ class Location(NamedTuple):
 
 
 def format_path(path: KeyPath) -> str:
-    """``("spec", "containers", 0, "image")`` as ``spec.containers[0].image``."""
-    text = ""
-    for part in path:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif text:
-            text += f".{part}"
-        else:
-            text = str(part)
-    return text or "(document)"
+    """``("spec", "containers", 0, "image")`` as ``spec.containers[0].image``
+    (``(document)`` for the whole document)."""
+    return format_key_path(path) or "(document)"
 
 
 _PATH_STEP = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
