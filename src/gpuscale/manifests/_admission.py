@@ -62,7 +62,7 @@ from typing import Any, Literal, NamedTuple
 
 from gpuscale.errors import GpuscaleError
 from gpuscale.kube import parse_quantity
-from gpuscale.manifests._model import KeyPath, Manifest, parse_path
+from gpuscale.manifests._model import KeyPath, Manifest
 from gpuscale.manifests._views import is_templated
 from gpuscale.manifests.names import name_problem
 
@@ -644,9 +644,8 @@ def _behavior(manifest: Manifest, path: KeyPath, check: Check) -> Iterator[Refus
     block = manifest.get(path)
     if block is None:
         return
-    where = ".".join(str(step) for step in path)
     try:
-        Behavior.from_k8s(block, where=where)
+        Behavior.from_k8s(block, key_path=path)
     except GpuscaleError as error:
         prefix = (
             "the HPA KEDA generates copies this behavior, and the API server refuses it: "
@@ -654,7 +653,7 @@ def _behavior(manifest: Manifest, path: KeyPath, check: Check) -> Iterator[Refus
             else ""
         )
         yield Refusal(
-            parse_path(error.where or where),
+            error.key_path or path,
             prefix + error.message,
             error.fix or "correct the behavior block",
             "a valid autoscaling/v2 behavior",

@@ -23,7 +23,6 @@ __all__ = [
     "Manifest",
     "ManifestSet",
     "format_path",
-    "parse_path",
 ]
 
 IGNORE_COMMENT = re.compile(r"gpuscale:\s*ignore\[([^\]]*)\]")
@@ -48,15 +47,6 @@ def format_path(path: KeyPath) -> str:
     """``("spec", "containers", 0, "image")`` as ``spec.containers[0].image``
     (``(document)`` for the whole document)."""
     return format_key_path(path) or "(document)"
-
-
-_PATH_STEP = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
-
-
-def parse_path(text: str) -> KeyPath:
-    """The inverse of :func:`format_path`: ``spec.triggers[0].metadata.threshold`` as
-    ``("spec", "triggers", 0, "metadata", "threshold")`` (the ``where`` of a model's error)."""
-    return tuple(int(index) if index else key for index, key in _PATH_STEP.findall(text))
 
 
 @dataclass(frozen=True)

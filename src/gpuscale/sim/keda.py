@@ -201,7 +201,8 @@ class ScaledObjectLoops:
                 behavior=None
                 if generated.behavior is None
                 else Behavior.from_k8s(
-                    generated.behavior, where="spec.advanced.horizontalPodAutoscalerConfig.behavior"
+                    generated.behavior,
+                    key_path=("spec", "advanced", "horizontalPodAutoscalerConfig", "behavior"),
                 ),
                 tolerance=source.hpa_options.tolerance,
                 downscale_stabilization_seconds=source.hpa_options.downscale_stabilization_s,
