@@ -8,10 +8,12 @@ change. Most users meet gpuscale through its command, ``gpuscale --help``.
 from gpuscale.errors import (
     GpuscaleError,
     InputError,
+    KeyPath,
     ManifestError,
     ProfileError,
     RetryableError,
     UnavailableError,
+    format_key_path,
 )
 
 __version__ = "0.1.0"
@@ -19,9 +21,11 @@ __version__ = "0.1.0"
 __all__ = [
     "GpuscaleError",
     "InputError",
+    "KeyPath",
     "ManifestError",
     "ProfileError",
     "RetryableError",
     "UnavailableError",
     "__version__",
+    "format_key_path",
 ]

@@ -23,11 +23,29 @@ from gpuscale._redact import redact
 __all__ = [
     "GpuscaleError",
     "InputError",
+    "KeyPath",
     "ManifestError",
     "ProfileError",
     "RetryableError",
     "UnavailableError",
+    "format_key_path",
 ]
+
+KeyPath = tuple[str | int, ...]
+"""A path to a key inside a document: ``("spec", "triggers", 0, "metadata")``."""
+
+
+def format_key_path(path: KeyPath) -> str:
+    """``("spec", "triggers", 0, "query")`` as ``spec.triggers[0].query``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif text:
+            text += f".{part}"
+        else:
+            text = str(part)
+    return text
 
 
 class GpuscaleError(Exception):
@@ -35,13 +53,24 @@ class GpuscaleError(Exception):
 
     ``where`` is a location such as ``deploy.yaml:12`` or ``spec.triggers[0].metadata``;
     ``fix`` says what to change. Both are optional but user-facing errors set them.
+    ``key_path`` is the key the problem is about, as a path into the document the raiser
+    read (a ScaledObject, the profile), so a caller can point at its ``file:line`` without
+    parsing ``where`` back; without a ``where``, ``where`` is the path written out.
     """
 
     exit_code: int = 1
 
-    def __init__(self, message: str, *, where: str | None = None, fix: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        where: str | None = None,
+        fix: str | None = None,
+        key_path: KeyPath = (),
+    ) -> None:
         self.message = message
-        self.where = where
+        self.key_path = key_path
+        self.where = format_key_path(key_path) if where is None and key_path else where
         self.fix = fix
         super().__init__(self.one_line())
 
@@ -68,21 +97,9 @@ class ManifestError(InputError):
 class ProfileError(InputError):
     """The profile (gpuscale.yaml) cannot be read or does not validate.
 
-    ``key_path`` is the key the problem is about, as a path into the profile
-    (``("node_pools", 0, "max_nodes")``; empty for the file as a whole), so a caller can
-    act on the key without parsing ``where`` or the message back.
+    Its ``key_path`` is a path into the profile (``("node_pools", 0, "max_nodes")``; empty
+    for the file as a whole).
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        where: str | None = None,
-        fix: str | None = None,
-        key_path: tuple[str | int, ...] = (),
-    ) -> None:
-        self.key_path = key_path
-        super().__init__(message, where=where, fix=fix)
 
 
 class RetryableError(GpuscaleError):

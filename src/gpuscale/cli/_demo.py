@@ -130,7 +130,7 @@ def _why(outcome: RunOutcome, moments: list[Moment]) -> list[str]:
     lines: list[str] = []
     stats = outcome.stats.replicas[0]
     sources = outcome.inputs.scaled_objects
-    window = format_duration(sources[0].hpa_downscale_stabilization_s if sources else 300.0)
+    window = format_duration(sources[0].hpa_options.downscale_stabilization_s if sources else 300.0)
     gpu = next((p for p in outcome.inputs.spec.pools if p.gpus_per_node), None)
     timings = outcome.inputs.spec.autoscaler
     if any("scale-up" in m.text for m in moments):

@@ -40,6 +40,7 @@ from gpuscale.sim.inputs import (
     needs_capacity,
     selected_metric_names,
 )
+from gpuscale.sim.load_checks import step_workload
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
@@ -99,10 +100,10 @@ def _trace_target(names: list[str], scaled: list[str], workload: str | None, tra
 
 def _one_request_source(scenario: Scenario, names: list[str], target: str) -> None:
     """Refuse a scenario whose request steps go to the workload the trace feeds: the two
-    would both be its load (its set_gauge steps and until combine with a trace)."""
-    single = names[0] if len(names) == 1 else None
+    would both be its load (its set_gauge steps and until combine with a trace). Which
+    workload a step goes to is :func:`gpuscale.sim.load_checks.step_workload`'s rule."""
     for step in scenario.steps:
-        if isinstance(step, RateStep | RampStep) and (step.workload or single) == target:
+        if isinstance(step, RateStep | RampStep) and step_workload(step, names) == target:
             raise InputError(
                 f"--scenario and --trace both send requests to {target}: the scenario's "
                 "request_rate/ramp steps and the trace cannot both be its load",

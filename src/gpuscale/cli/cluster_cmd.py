@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from gpuscale.cloud.client import DigitalOcean
     from gpuscale.cloud.ops import DeletePlan
     from gpuscale.cloud.plan import ClusterStatus, CreateCheck
-    from gpuscale.cloud.spec import ClusterSpec
+    from gpuscale.cloud.spec import DoksCluster
 
 __all__ = [
     "CloudRuntime",
@@ -101,7 +101,7 @@ def _stderr() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 
 
-def _spec(profile: Path) -> ClusterSpec:
+def _spec(profile: Path) -> DoksCluster:
     from gpuscale.cloud.spec import cluster_spec_from_profile  # noqa: PLC0415 - see module doc
     from gpuscale.inputs import read_profile  # noqa: PLC0415 - see module doc
 

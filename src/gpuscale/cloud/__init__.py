@@ -2,7 +2,7 @@
 
 Layout, from pure to I/O:
 
-- :mod:`~gpuscale.cloud.spec`: :class:`ClusterSpec`/:class:`PoolSpec`, made from the typed
+- :mod:`~gpuscale.cloud.spec`: :class:`DoksCluster`/:class:`PoolSpec`, made from the typed
   profile (:func:`cluster_spec_from_profile`).
 - :mod:`~gpuscale.cloud.api`: every request as an :class:`ApiCall` value (what
   ``--dry-run`` prints) and the request bodies.
@@ -18,14 +18,14 @@ Layout, from pure to I/O:
 from gpuscale.cloud.api import ApiCall
 from gpuscale.cloud.client import DigitalOcean, make_client, read_token
 from gpuscale.cloud.plan import ClusterStatus, CreateCheck, PriceRow
-from gpuscale.cloud.spec import ClusterSpec, PoolSpec, cluster_spec_from_profile
+from gpuscale.cloud.spec import DoksCluster, PoolSpec, cluster_spec_from_profile
 
 __all__ = [
     "ApiCall",
-    "ClusterSpec",
     "ClusterStatus",
     "CreateCheck",
     "DigitalOcean",
+    "DoksCluster",
     "PoolSpec",
     "PriceRow",
     "cluster_spec_from_profile",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
-from gpuscale.cloud.spec import ClusterSpec, PoolSpec
+from gpuscale.cloud.spec import DoksCluster, PoolSpec
 
 __all__ = [
     "ENDPOINT",
@@ -128,7 +128,7 @@ def list_sizes(page: int = 1) -> ApiCall:
     )
 
 
-def create_cluster(spec: ClusterSpec) -> ApiCall:
+def create_cluster(spec: DoksCluster) -> ApiCall:
     """``POST /v2/kubernetes/clusters`` with :func:`cluster_create_body`."""
     body = cluster_create_body(spec)
     return ApiCall(
@@ -229,7 +229,7 @@ def pool_body(pool: PoolSpec) -> dict[str, Any]:
     return body
 
 
-def addons_body(spec: ClusterSpec) -> dict[str, Any]:
+def addons_body(spec: DoksCluster) -> dict[str, Any]:
     """The GPU add-on fields for the cluster's vendors.
 
     The device plugins are on by default for clusters with a pool of their vendor
@@ -248,7 +248,7 @@ def addons_body(spec: ClusterSpec) -> dict[str, Any]:
     return body
 
 
-def cluster_create_body(spec: ClusterSpec) -> dict[str, Any]:
+def cluster_create_body(spec: DoksCluster) -> dict[str, Any]:
     """The body of ``POST /v2/kubernetes/clusters`` (``models/cluster.yml``)."""
     body: dict[str, Any] = {
         "name": spec.name,

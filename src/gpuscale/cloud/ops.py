@@ -1,7 +1,7 @@
 """The ``gpuscale cluster`` operations: sequences of API calls with the decisions between them.
 
 Each operation takes a :class:`~gpuscale.cloud.client.DigitalOcean` (the wire), the
-:class:`~gpuscale.cloud.spec.ClusterSpec`, and, where it waits, an injected clock and
+:class:`~gpuscale.cloud.spec.DoksCluster`, and, where it waits, an injected clock and
 sleep, so the tests run a 20-minute provisioning in no time. Each has a ``plan_*``
 twin that returns the calls it would send, for ``--dry-run``; ids that only the API
 can tell are shown as ``{cluster_id}``.
@@ -25,7 +25,7 @@ from gpuscale.cloud.plan import (
     cluster_status,
     find_by_name,
 )
-from gpuscale.cloud.spec import ClusterSpec
+from gpuscale.cloud.spec import DoksCluster
 from gpuscale.errors import InputError, RetryableError, UnavailableError
 
 __all__ = [
@@ -92,7 +92,7 @@ def find_cluster(do: DigitalOcean, name: str) -> ClusterStatus | None:
     return None if found is None else cluster_status(found)
 
 
-def require_cluster(do: DigitalOcean, spec: ClusterSpec, *, source: str) -> ClusterStatus:
+def require_cluster(do: DigitalOcean, spec: DoksCluster, *, source: str) -> ClusterStatus:
     """The cluster the profile names; :class:`InputError` when there is none."""
     status = find_cluster(do, spec.name)
     if status is None:
@@ -109,7 +109,7 @@ def fetch_sizes(do: DigitalOcean) -> list[dict[str, Any]]:
     return list(do.pages(api.list_sizes, "sizes"))
 
 
-def plan_create(spec: ClusterSpec) -> list[api.ApiCall]:
+def plan_create(spec: DoksCluster) -> list[api.ApiCall]:
     """The calls ``create`` sends for a cluster that does not exist yet."""
     calls = [
         api.list_clusters(1),
@@ -133,7 +133,7 @@ def plan_create(spec: ClusterSpec) -> list[api.ApiCall]:
 
 def create(
     do: DigitalOcean,
-    spec: ClusterSpec,
+    spec: DoksCluster,
     *,
     reporter: Reporter,
     clock: Callable[[], float],
@@ -238,7 +238,7 @@ def _enable_metrics(do: DigitalOcean, status: ClusterStatus) -> ClusterStatus:
     return cluster_status(answer) if answer else status
 
 
-def plan_enable_gpu_metrics(spec: ClusterSpec) -> list[api.ApiCall]:
+def plan_enable_gpu_metrics(spec: DoksCluster) -> list[api.ApiCall]:
     """The calls ``enable_gpu_metrics`` sends."""
     return [
         api.list_clusters(1),
@@ -251,7 +251,7 @@ def plan_enable_gpu_metrics(spec: ClusterSpec) -> list[api.ApiCall]:
 
 
 def enable_gpu_metrics(
-    do: DigitalOcean, spec: ClusterSpec, *, source: str = "gpuscale.yaml"
+    do: DigitalOcean, spec: DoksCluster, *, source: str = "gpuscale.yaml"
 ) -> tuple[ClusterStatus, bool]:
     """Enable the AMD metrics exporter on the existing cluster; returns (status, changed)."""
     status = require_cluster(do, spec, source=source)
@@ -260,20 +260,20 @@ def enable_gpu_metrics(
     return _enable_metrics(do, status), True
 
 
-def plan_status(spec: ClusterSpec) -> list[api.ApiCall]:
+def plan_status(spec: DoksCluster) -> list[api.ApiCall]:
     """The calls ``gpuscale cluster status`` sends."""
     del spec
     return [api.list_clusters(1), api.list_sizes(1)]
 
 
-def plan_kubeconfig(spec: ClusterSpec, expiry_seconds: int) -> list[api.ApiCall]:
+def plan_kubeconfig(spec: DoksCluster, expiry_seconds: int) -> list[api.ApiCall]:
     """The calls ``gpuscale cluster kubeconfig`` sends."""
     del spec
     return [api.list_clusters(1), api.get_credentials(PLACEHOLDER_ID, expiry_seconds)]
 
 
 def get_credentials(
-    do: DigitalOcean, spec: ClusterSpec, expiry_seconds: int, *, source: str = "gpuscale.yaml"
+    do: DigitalOcean, spec: DoksCluster, expiry_seconds: int, *, source: str = "gpuscale.yaml"
 ) -> tuple[ClusterStatus, dict[str, Any]]:
     """The running cluster and credentials that expire after ``expiry_seconds``."""
     status = require_cluster(do, spec, source=source)
@@ -293,7 +293,7 @@ def get_credentials(
     return status, body
 
 
-def plan_delete(spec: ClusterSpec, *, with_resources: bool) -> list[api.ApiCall]:
+def plan_delete(spec: DoksCluster, *, with_resources: bool) -> list[api.ApiCall]:
     """The calls ``gpuscale cluster delete`` sends."""
     del spec
     last = (
@@ -306,7 +306,7 @@ def plan_delete(spec: ClusterSpec, *, with_resources: bool) -> list[api.ApiCall]
 
 def delete(
     do: DigitalOcean,
-    spec: ClusterSpec,
+    spec: DoksCluster,
     *,
     confirm: Callable[[DeletePlan], bool],
     with_resources: bool = False,

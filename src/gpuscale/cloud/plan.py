@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuscale.cloud.spec import ClusterSpec
+from gpuscale.cloud.spec import DoksCluster
 from gpuscale.errors import InputError
 
 __all__ = [
@@ -169,7 +169,7 @@ def version_matches(wanted: str, versions: Sequence[Mapping[str, Any]]) -> str |
 
 
 def check_create(
-    spec: ClusterSpec,
+    spec: DoksCluster,
     options: Mapping[str, Any],
     sizes: Sequence[Mapping[str, Any]],
     *,

@@ -15,10 +15,10 @@ from typing import Literal
 
 from gpuscale.errors import ProfileError
 from gpuscale.kube import Taint
-from gpuscale.profile import DOKS_LABEL_DOMAIN, NodePool, Profile
+from gpuscale.profile import DOKS_LABEL_DOMAIN, ClusterSpec, NodePool, Profile
 
 __all__ = [
-    "ClusterSpec",
+    "DoksCluster",
     "GpuVendor",
     "PoolSpec",
     "cluster_spec_from_profile",
@@ -73,25 +73,50 @@ class PoolSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class ClusterSpec:
-    """A DOKS cluster as ``gpuscale cluster create`` makes it."""
+class DoksCluster:
+    """A DOKS cluster as ``gpuscale cluster create`` makes it: the profile's ``cluster``
+    section (:class:`gpuscale.profile.ClusterSpec`, the one definition of its settings)
+    and its node pools as DigitalOcean is asked for them."""
 
-    name: str
-    """The cluster's name; gpuscale finds an existing cluster by this name."""
-    region: str
-    """A region slug such as ``atl1``; must offer DOKS and every pool's size."""
+    cluster: ClusterSpec
+    """The profile's ``cluster`` section (``provider: doks``)."""
     pools: tuple[PoolSpec, ...]
     """The node pools, at least one."""
-    version: str = "latest"
-    """A DOKS version slug (``1.33.1-do.0``), a minor version (``1.33``) or ``latest``."""
-    vpc_uuid: str | None = None
-    """The VPC to create the cluster in; None for the region's default VPC."""
-    ha: bool | None = None
-    """A highly available control plane; None leaves DigitalOcean's default."""
-    tags: tuple[str, ...] = ()
-    """Extra tags for the cluster (DigitalOcean adds ``k8s`` and ``k8s:<id>`` itself)."""
-    gpu_metrics: bool = True
-    """Enable the AMD Device Metrics Exporter add-on when an AMD pool exists (opt-in in the API)."""
+
+    @property
+    def name(self) -> str:
+        """The cluster's name; gpuscale finds an existing cluster by this name."""
+        return self.cluster.name
+
+    @property
+    def region(self) -> str:
+        """A region slug such as ``atl1``; must offer DOKS and every pool's size."""
+        return self.cluster.region
+
+    @property
+    def version(self) -> str:
+        """A DOKS version slug (``1.33.1-do.0``), a minor version (``1.33``) or ``latest``."""
+        return self.cluster.version
+
+    @property
+    def vpc_uuid(self) -> str | None:
+        """The VPC to create the cluster in; None for the region's default VPC."""
+        return self.cluster.vpc_uuid
+
+    @property
+    def ha(self) -> bool | None:
+        """A highly available control plane; None leaves DigitalOcean's default."""
+        return self.cluster.ha
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Extra tags for the cluster (DigitalOcean adds ``k8s`` and ``k8s:<id>`` itself)."""
+        return self.cluster.tags
+
+    @property
+    def gpu_metrics(self) -> bool:
+        """Enable the AMD Device Metrics Exporter add-on when an AMD pool exists."""
+        return self.cluster.gpu_metrics
 
     @property
     def vendors(self) -> frozenset[GpuVendor]:
@@ -99,8 +124,8 @@ class ClusterSpec:
         return frozenset(p.gpu_vendor for p in self.pools if p.gpu_vendor is not None)
 
 
-def cluster_spec_from_profile(profile: Profile, *, source: str = "gpuscale.yaml") -> ClusterSpec:
-    """The :class:`ClusterSpec` of a loaded profile (:func:`gpuscale.inputs.read_profile`).
+def cluster_spec_from_profile(profile: Profile, *, source: str = "gpuscale.yaml") -> DoksCluster:
+    """The :class:`DoksCluster` of a loaded profile (:func:`gpuscale.inputs.read_profile`).
 
     The profile has already been validated; this only refuses what DigitalOcean cannot
     make (a provider other than ``doks``, no node pools, every pool starting with 0
@@ -126,16 +151,7 @@ def cluster_spec_from_profile(profile: Profile, *, source: str = "gpuscale.yaml"
         located = profile.line_of(path)
         where = str(located) if located is not None else f"{source}: node_pools"
         raise ProfileError(message, where=where, fix=fix, key_path=path)
-    return ClusterSpec(
-        name=cluster.name,
-        region=cluster.region,
-        pools=tuple(pool_spec(pool) for pool in profile.node_pools),
-        version=cluster.version,
-        vpc_uuid=cluster.vpc_uuid,
-        ha=cluster.ha,
-        tags=cluster.tags,
-        gpu_metrics=cluster.gpu_metrics,
-    )
+    return DoksCluster(cluster, tuple(pool_spec(pool) for pool in profile.node_pools))
 
 
 def pool_spec(pool: NodePool) -> PoolSpec:

@@ -47,7 +47,6 @@ from gpuscale.errors import ManifestError
 from gpuscale.lint._access import as_map, as_str, iter_list
 from gpuscale.manifests import KeyPath, Manifest, is_templated
 from gpuscale.manifests._admission import TRIGGER_AUTH_STAND_INS
-from gpuscale.manifests._model import parse_path
 
 __all__ = [
     "HPA_TARGET_TYPES",
@@ -56,7 +55,6 @@ __all__ = [
     "TriggerView",
     "model_problems",
     "scaled_object_view",
-    "where_path",
 ]
 
 HPA_TARGET_TYPES = ("AverageValue", "Value")
@@ -132,7 +130,7 @@ def _prometheus(
     auth = TRIGGER_AUTH_STAND_INS if trigger.get("authenticationRef") is not None else None
     try:
         parsed = parse_prometheus_trigger(
-            strings, auth, trigger_index=index, where=f"spec.triggers[{index}].metadata"
+            strings, auth, trigger_index=index, key_path=("spec", "triggers", index, "metadata")
         )
     except TriggerError as error:
         return None, error
@@ -175,13 +173,6 @@ def scaled_object_view(obj: Manifest) -> ScaledObjectView:
     )
 
 
-def where_path(where: str) -> KeyPath:
-    """The key path a model error's ``where`` names: ``spec.triggers[0].metadata.threshold``
-    as ``("spec", "triggers", 0, "metadata", "threshold")``
-    (:func:`gpuscale.manifests._model.parse_path`, which the validator uses too)."""
-    return parse_path(where)
-
-
 @dataclass(frozen=True)
 class ModelProblem:
     """One thing KEDA's model refuses, at the key it names."""
@@ -197,10 +188,9 @@ def model_problems(obj: Manifest, error: ManifestError) -> list[ModelProblem]:
     stand on a placeholder or on a value that is not a string in trigger metadata: those
     are undecidable, or another rule's (``trigger-metadata-not-string``)."""
     problems = error.problems if isinstance(error, TriggerError) else ()
-    pairs = problems or ((error.where or "spec", error.message),)
+    pairs = problems or ((error.key_path or ("spec",), error.message),)
     found = []
-    for where, message in pairs:
-        path = where_path(where)
+    for path, message in pairs:
         value = obj.get(path)
         if is_templated(value) or (
             value is not None and _is_metadata(path) and not isinstance(value, str)

@@ -62,7 +62,7 @@ from typing import Any, Literal, NamedTuple
 
 from gpuscale.errors import GpuscaleError
 from gpuscale.kube import parse_quantity
-from gpuscale.manifests._model import KeyPath, Manifest, parse_path
+from gpuscale.manifests._model import KeyPath, Manifest
 from gpuscale.manifests._views import is_templated
 from gpuscale.manifests.names import name_problem
 
@@ -644,9 +644,8 @@ def _behavior(manifest: Manifest, path: KeyPath, check: Check) -> Iterator[Refus
     block = manifest.get(path)
     if block is None:
         return
-    where = ".".join(str(step) for step in path)
     try:
-        Behavior.from_k8s(block, where=where)
+        Behavior.from_k8s(block, key_path=path)
     except GpuscaleError as error:
         prefix = (
             "the HPA KEDA generates copies this behavior, and the API server refuses it: "
@@ -654,7 +653,7 @@ def _behavior(manifest: Manifest, path: KeyPath, check: Check) -> Iterator[Refus
             else ""
         )
         yield Refusal(
-            parse_path(error.where or where),
+            error.key_path or path,
             prefix + error.message,
             error.fix or "correct the behavior block",
             "a valid autoscaling/v2 behavior",
@@ -684,11 +683,11 @@ TriggerAuthentication supplies: its secrets are not read, so they are taken as g
 (lint's view of a trigger reads them from here too)."""
 
 
-def _keda(error: GpuscaleError, default: str, fix: str = "") -> Iterator[Refusal]:
-    problems = getattr(error, "problems", ()) or ((error.where or default, error.message),)
-    for where, message in problems:
+def _keda(error: GpuscaleError, default: KeyPath, fix: str = "") -> Iterator[Refusal]:
+    problems = getattr(error, "problems", ()) or ((error.key_path or default, error.message),)
+    for path, message in problems:
         yield Refusal(
-            parse_path(where),
+            path,
             message,
             error.fix or fix or "see gpuscale lint --explain scaledobject-invalid",
             "what KEDA accepts",
@@ -709,7 +708,7 @@ def _scaled_object(manifest: Manifest) -> Iterator[Refusal]:
     try:
         validate_scaled_object(spec, name=name)
     except GpuscaleError as error:
-        yield from _keda(error, "spec")
+        yield from _keda(error, ("spec",))
         return
     for index, raw in enumerate(_list(spec.get("triggers"))):
         trigger = _map(raw)
@@ -747,10 +746,10 @@ def _scaled_object(manifest: Manifest) -> Iterator[Refusal]:
                 {str(k): str(v) for k, v in metadata.items()},
                 auth,
                 trigger_index=index,
-                where=f"spec.triggers[{index}].metadata",
+                key_path=("spec", "triggers", index, "metadata"),
             )
         except GpuscaleError as error:
-            yield from _keda(error, f"spec.triggers[{index}].metadata")
+            yield from _keda(error, ("spec", "triggers", index, "metadata"))
             continue
         if metric_quantity(parsed.threshold) <= 0:
             yield Refusal(

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
+from gpuscale.errors import KeyPath, format_key_path
+
 __all__ = [
     "IGNORE_COMMENT",
     "KeyPath",
@@ -21,11 +23,7 @@ __all__ = [
     "Manifest",
     "ManifestSet",
     "format_path",
-    "parse_path",
 ]
-
-KeyPath = tuple[str | int, ...]
-"""A path into a manifest body: mapping keys as ``str``, list indices as ``int``."""
 
 IGNORE_COMMENT = re.compile(r"gpuscale:\s*ignore\[([^\]]*)\]")
 """The suppression comment lint honours: ``# gpuscale: ignore[slug, other-slug]``."""
@@ -46,25 +44,9 @@ class Location(NamedTuple):
 
 
 def format_path(path: KeyPath) -> str:
-    """``("spec", "containers", 0, "image")`` as ``spec.containers[0].image``."""
-    text = ""
-    for part in path:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        elif text:
-            text += f".{part}"
-        else:
-            text = str(part)
-    return text or "(document)"
-
-
-_PATH_STEP = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
-
-
-def parse_path(text: str) -> KeyPath:
-    """The inverse of :func:`format_path`: ``spec.triggers[0].metadata.threshold`` as
-    ``("spec", "triggers", 0, "metadata", "threshold")`` (the ``where`` of a model's error)."""
-    return tuple(int(index) if index else key for index, key in _PATH_STEP.findall(text))
+    """``("spec", "containers", 0, "image")`` as ``spec.containers[0].image``
+    (``(document)`` for the whole document)."""
+    return format_key_path(path) or "(document)"
 
 
 @dataclass(frozen=True)

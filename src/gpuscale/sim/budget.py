@@ -59,7 +59,7 @@ def _rate(period: float | None) -> float:
 def _loops_per_s(inputs: SimulationInputs) -> float:
     spec = inputs.spec
     rate = _rate(spec.prometheus.scrape_interval_s)
-    rate += _rate(spec.control_plane.hpa_sync_period_s)
+    rate += _rate(spec.control_plane.hpa.sync_period_s)
     rate += _rate(spec.autoscaler.scan_interval_s)
     for source in inputs.scaled_objects:
         rate += _rate(float(source.spec.polling_interval))

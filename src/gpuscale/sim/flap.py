@@ -281,13 +281,17 @@ def _settled_after_s(
     fallback = source.spec.fallback
     fallback_s = 0.0 if fallback is None else float(fallback.failure_threshold)
     fallback_s *= source.spec.polling_interval
-    reach = _reach_s(parse_query(query), inputs.lookback_ms / 1000)
+    reach = _reach_s(parse_query(query), inputs.prometheus.lookback_ms / 1000)
     if reach is None or not all(isinstance(s, GaugeStep) for s in scenario.steps):
         return None
     spec, plane = inputs.spec, inputs.spec.control_plane
     behavior = source.spec.hpa_behavior or {}
     hpa = max(
-        [source.hpa_downscale_stabilization_s, _DEFAULT_POLICY_PERIOD_S, *_behavior_s(behavior)]
+        [
+            source.hpa_options.downscale_stabilization_s,
+            _DEFAULT_POLICY_PERIOD_S,
+            *_behavior_s(behavior),
+        ]
     )
     polling = float(source.spec.polling_interval)
     keda = max(float(source.spec.cooldown_period), fallback_s)
@@ -306,13 +310,13 @@ def _settled_after_s(
         if s is not None
     ]
     period = _lcm_s(
-        [plane.hpa_sync_period_s, polling, options.scan_interval_s, *scrapes]
+        [plane.hpa.sync_period_s, polling, options.scan_interval_s, *scrapes]
         + ([prometheus.discovery_refresh_s] if prometheus.discovery_refresh_s > 0 else [])
     )
     if period is None or period > _LONGEST_PERIOD_S:
         return None
     memory = max(
-        hpa + 2 * plane.hpa_sync_period_s,
+        hpa + 2 * plane.hpa.sync_period_s,
         keda + 2 * polling,
         ca_longest + 2 * options.scan_interval_s,
         reach + max(scrapes) + prometheus.discovery_refresh_s,
@@ -395,13 +399,13 @@ def steady_load_flap(
         return None
     scenario, text = planned
     inputs = _simulated(inputs, source, scenario)
-    window = source.hpa_downscale_stabilization_s
+    window = source.hpa_options.downscale_stabilization_s
     behavior = source.spec.hpa_behavior or {}
     down = behavior.get("scaleDown") if isinstance(behavior, dict) else None
     if isinstance(down, dict) and isinstance(down.get("stabilizationWindowSeconds"), int):
         window = float(down["stabilizationWindowSeconds"])
     slowest = max((p.provisioning_s for p in inputs.spec.pools), default=0.0)
-    until = _LOAD_AT_S + slowest + 6 * (window + 4 * source.hpa_sync_period_s + 60.0)
+    until = _LOAD_AT_S + slowest + 6 * (window + 4 * source.hpa_options.sync_period_s + 60.0)
     quiet = _settled_after_s(inputs, source, trigger.query, scenario) if stop_early else None
     try:
         simulation = inputs.simulation(load=LoadSpec(scenario=scenario), seed=seed)

@@ -40,7 +40,7 @@ from datetime import timedelta
 import promql_parser as pp
 
 from gpuscale.controllers.cluster_autoscaler import AutoscalingOptions
-from gpuscale.controllers.hpa import DEFAULT_SYNC_PERIOD_SECONDS
+from gpuscale.controllers.hpa import HPAControllerOptions, Tolerance
 from gpuscale.controllers.kubelet import Readiness, ReadinessProbe
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.manifests import (
@@ -50,7 +50,7 @@ from gpuscale.manifests import (
     ServiceMonitor,
     Workload,
 )
-from gpuscale.profile import AutoscalerSpec, Profile, WorkloadSpec
+from gpuscale.profile import AutoscalerSpec, HpaSpec, Profile, PrometheusSpec, WorkloadSpec
 from gpuscale.promql import fold, parse_query, walk
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
 from gpuscale.sim.load_checks import (
@@ -59,7 +59,7 @@ from gpuscale.sim.load_checks import (
     step_workload,
 )
 from gpuscale.sim.located import where
-from gpuscale.sim.metrics import PromQLBackend
+from gpuscale.sim.metrics import PrometheusOptions, PromQLBackend
 from gpuscale.sim.node_pools import initial_nodes, pool_spec
 from gpuscale.sim.provider import PROVIDERS
 from gpuscale.sim.scaled_objects import scaled_object
@@ -82,7 +82,10 @@ __all__ = [
     "autoscaling_options",
     "build_inputs",
     "gauges_of",
+    "hpa_options",
     "needs_capacity",
+    "prometheus_options",
+    "scrape_options",
     "selected_metric_names",
 ]
 
@@ -122,12 +125,9 @@ class SimulationInputs:
     """The world: workloads, pools, timings."""
     scaled_objects: tuple[ScaledObjectSource, ...]
     """The ScaledObjects, each KEDA's loop plus its HPA."""
-    lookback_ms: int = 300_000
-    """Prometheus' ``--query.lookback-delta``."""
-    prometheus_version: str = "3"
-    """PromQL semantics: ``"3"`` or ``"2"``."""
-    retention_ms: int | None = None
-    """Samples older than this are dropped during a run (every query still sees its window)."""
+    prometheus: PrometheusOptions = field(default_factory=PrometheusOptions)
+    """The Prometheus server's flags (lookback, version, retention: every query still sees
+    its window)."""
     namespace: str = "default"
     """The namespace of objects that set none (``kubectl apply -n``)."""
     warnings: tuple[str, ...] = ()
@@ -140,11 +140,7 @@ class SimulationInputs:
 
     def backend(self) -> PromQLBackend:
         """A fresh metrics backend with this Prometheus' lookback and version."""
-        return PromQLBackend(
-            lookback_ms=self.lookback_ms,
-            version="2" if self.prometheus_version == "2" else "3",
-            retention_ms=self.retention_ms,
-        )
+        return self.prometheus.backend()
 
     def scalers(self) -> dict[str, list[Scaler]]:
         """Fresh KEDA and HPA loops per workload key (stateful: one set per run)."""
@@ -475,6 +471,34 @@ def autoscaling_options(spec: AutoscalerSpec) -> AutoscalingOptions:
     )
 
 
+def hpa_options(spec: HpaSpec) -> HPAControllerOptions:
+    """The profile's ``hpa`` section as the HPA controller's flags (one tolerance for both
+    directions, as ``--horizontal-pod-autoscaler-tolerance`` sets)."""
+    return HPAControllerOptions(
+        sync_period_s=spec.sync_period,
+        tolerance=Tolerance(spec.tolerance, spec.tolerance),
+        downscale_stabilization_s=spec.downscale_stabilization,
+    )
+
+
+def prometheus_options(spec: PrometheusSpec, queries: Sequence[str] = ()) -> PrometheusOptions:
+    """The profile's ``prometheus`` section as the Prometheus server's query flags. The
+    retention keeps twice what ``queries`` can read (their longest window plus the
+    lookback) and an hour more, so dropping older samples changes no answer."""
+    lookback_ms = round(spec.lookback_delta * 1000)
+    window = _longest_window_ms(queries)
+    return PrometheusOptions(
+        lookback_ms=lookback_ms,
+        version=spec.version,
+        retention_ms=2 * (window + lookback_ms) + 3_600_000,
+    )
+
+
+def scrape_options(spec: PrometheusSpec) -> ScrapeSpec:
+    """The profile's ``prometheus`` section as the scrape manager's options."""
+    return ScrapeSpec(scrape_interval_s=spec.scrape_interval)
+
+
 def build_inputs(
     manifests: ManifestSet,
     profile: Profile,
@@ -511,16 +535,15 @@ def build_inputs(
             where=", ".join(manifests.files) or "manifests",
             fix="pass the directory or files that hold the workload",
         )
-    backend = PromQLBackend(
-        lookback_ms=round(profile.prometheus.lookback_delta * 1000),
-        version=profile.prometheus.version,
-    )
+    backend = prometheus_options(profile.prometheus).backend()
+    hpa = hpa_options(profile.hpa)
     sources: list[ScaledObjectSource] = []
     for manifest in manifests.by_kind("ScaledObject"):
         source, more = scaled_object(
             manifest,
             manifests=manifests,
-            profile=profile,
+            prometheus_address=profile.prometheus.address,
+            hpa=hpa,
             default_namespace=namespace,
             workloads=workloads,
             backend=backend,
@@ -549,22 +572,15 @@ def build_inputs(
         tuple(specs),
         pool_specs,
         autoscaler=autoscaling_options(profile.autoscaler),
-        prometheus=ScrapeSpec(scrape_interval_s=profile.prometheus.scrape_interval),
-        control_plane=ControlPlaneSpec(
-            hpa_sync_period_s=profile.hpa.sync_period or DEFAULT_SYNC_PERIOD_SECONDS
-        ),
+        prometheus=scrape_options(profile.prometheus),
+        control_plane=ControlPlaneSpec(hpa=hpa),
         provider=profile.cluster.provider,
     )
-    lookback_ms = round(profile.prometheus.lookback_delta * 1000)
     queries = [t.query for s in sources for t in s.hpa.triggers if t is not None]
-    window = _longest_window_ms(queries)
-    retention_ms = 2 * (window + lookback_ms) + 3_600_000
     return SimulationInputs(
         spec=sim_spec,
         scaled_objects=tuple(sources),
-        lookback_ms=lookback_ms,
-        prometheus_version=profile.prometheus.version,
-        retention_ms=retention_ms,
+        prometheus=prometheus_options(profile.prometheus, queries),
         namespace=namespace,
         warnings=tuple(warnings),
         latency_targets={

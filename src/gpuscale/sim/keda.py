@@ -41,10 +41,10 @@ from dataclasses import dataclass, field
 from gpuscale.controllers.hpa import (
     Behavior,
     HorizontalPodAutoscaler,
+    HPAControllerOptions,
     MetricInput,
     MetricTarget,
     ReconcileResult,
-    Tolerance,
 )
 from gpuscale.controllers.keda import (
     FallbackError,
@@ -137,12 +137,9 @@ class ScaledObjectSource:
     """The HPA KEDA generates for it."""
     annotations: Mapping[str, str] = field(default_factory=dict)
     """``metadata.annotations`` (pause annotations, force-activation)."""
-    hpa_sync_period_s: float = 15.0
-    """``--horizontal-pod-autoscaler-sync-period``."""
-    hpa_tolerance: float = 0.1
-    """``--horizontal-pod-autoscaler-tolerance``."""
-    hpa_downscale_stabilization_s: float = 300.0
-    """``--horizontal-pod-autoscaler-downscale-stabilization``."""
+    hpa_options: HPAControllerOptions = field(default_factory=HPAControllerOptions)
+    """The HPA controller's flags its generated HPA runs with (the profile's ``hpa``
+    section, mapped in :func:`gpuscale.sim.inputs.hpa_options`)."""
     created_at: float = 0.0
     """When the ScaledObject was created (``initialCooldownPeriod`` counts from here)."""
 
@@ -204,10 +201,11 @@ class ScaledObjectLoops:
                 behavior=None
                 if generated.behavior is None
                 else Behavior.from_k8s(
-                    generated.behavior, where="spec.advanced.horizontalPodAutoscalerConfig.behavior"
+                    generated.behavior,
+                    key_path=("spec", "advanced", "horizontalPodAutoscalerConfig", "behavior"),
                 ),
-                tolerance=Tolerance(source.hpa_tolerance, source.hpa_tolerance),
-                downscale_stabilization_seconds=source.hpa_downscale_stabilization_s,
+                tolerance=source.hpa_options.tolerance,
+                downscale_stabilization_seconds=source.hpa_options.downscale_stabilization_s,
             )
         self.poll = _Poll(self)
         self.hpa_sync = _HpaSync(self)
@@ -515,7 +513,7 @@ class _HpaSync:
 
     def __init__(self, loops: ScaledObjectLoops) -> None:
         self.loops = loops
-        self.period_s = float(loops.source.hpa_sync_period_s)
+        self.period_s = float(loops.source.hpa_options.sync_period_s)
 
     def sync(self, view: ScaleView) -> ScaleDecision:
         return self.loops.sync(view)

@@ -34,6 +34,7 @@ that disappeared from its target or whose target went away.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import promql_parser as pp
@@ -51,7 +52,7 @@ from gpuscale.promql import (
 )
 from gpuscale.promql.store import selection_key
 
-__all__ = ["Labels", "MetricsBackend", "PromQLBackend", "query_scalar"]
+__all__ = ["Labels", "MetricsBackend", "PromQLBackend", "PrometheusOptions", "query_scalar"]
 
 Labels = Mapping[str, str]
 
@@ -86,6 +87,30 @@ class MetricsBackend(Protocol):
         {"resultType": "vector", "result": [{"metric": {...}, "value": [t_s, "v"]}]}}``,
         or ``{"status": "error", "errorType": ..., "error": ...}``.
         """
+
+
+@dataclass(frozen=True, slots=True)
+class PrometheusOptions:
+    """The Prometheus server flags a query's answer depends on (upstream ``cmd/prometheus``'s
+    ``--query.lookback-delta`` and ``--storage.tsdb.retention.time``, and the major version
+    whose PromQL semantics apply). The profile's ``prometheus`` section maps onto them in
+    :func:`gpuscale.sim.inputs.prometheus_options`."""
+
+    lookback_ms: int = 300_000
+    """``--query.lookback-delta``, milliseconds."""
+    version: Literal["2", "3"] = "3"
+    """The Prometheus major version: ``"3"`` or ``"2"``."""
+    retention_ms: int | None = None
+    """Samples older than this are dropped during a run (None keeps them all)."""
+
+    def backend(self, *, reuse_values: bool = True) -> PromQLBackend:
+        """A fresh, empty backend answering as this server would."""
+        return PromQLBackend(
+            lookback_ms=self.lookback_ms,
+            version=self.version,
+            retention_ms=self.retention_ms,
+            reuse_values=reuse_values,
+        )
 
 
 class PromQLBackend:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gpuscale.controllers.hpa import HPAControllerOptions
 from gpuscale.controllers.keda import ScaledObjectSpec, generated_hpa, validate_scaled_object
 from gpuscale.errors import GpuscaleError, InputError
 from gpuscale.manifests import Manifest, ManifestSet
-from gpuscale.profile import Profile
 from gpuscale.promql import PromQLError
 from gpuscale.sim.keda import ScaledObjectSource
 from gpuscale.sim.located import relocate, where
@@ -48,12 +48,15 @@ def scaled_object(
     manifest: Manifest,
     *,
     manifests: ManifestSet,
-    profile: Profile,
+    prometheus_address: str,
+    hpa: HPAControllerOptions,
     default_namespace: str,
     workloads: Mapping[tuple[str, str, str], SimWorkload],
     backend: PromQLBackend,
 ) -> tuple[ScaledObjectSource, list[str]]:
-    """The KEDA source of ``manifest``, and the warnings it gives."""
+    """The KEDA source of ``manifest``, and the warnings it gives. ``prometheus_address``
+    is the profile's Prometheus (a trigger reading another is warned about); ``hpa`` the
+    HPA controller's flags its generated HPA runs with."""
     body = manifest.spec
     namespace = manifest.effective_namespace(default_namespace)
     warnings: list[str] = []
@@ -102,7 +105,7 @@ def scaled_object(
         )
     except GpuscaleError as error:
         raise relocate(error, manifest) from None
-    address = profile.prometheus.address.rstrip("/")
+    address = prometheus_address.rstrip("/")
     for index, prom in enumerate(generated.triggers):
         if prom is None:
             continue
@@ -128,8 +131,6 @@ def scaled_object(
         spec=typed,
         hpa=generated,
         annotations={str(k): str(v) for k, v in annotations.items()},
-        hpa_sync_period_s=profile.hpa.sync_period,
-        hpa_tolerance=profile.hpa.tolerance,
-        hpa_downscale_stabilization_s=profile.hpa.downscale_stabilization,
+        hpa_options=hpa,
     )
     return source, warnings

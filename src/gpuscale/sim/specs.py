@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gpuscale.controllers.cluster_autoscaler import GPU_RESOURCE_NAMES, AutoscalingOptions
+from gpuscale.controllers.hpa import HPAControllerOptions
 from gpuscale.controllers.kubelet import Readiness
 from gpuscale.controllers.scheduler import PodRequirements, quantities
 from gpuscale.kube import NodeSelectorTerm, Taint, Toleration
@@ -336,15 +337,16 @@ class ControlPlaneSpec:
     endpoint_propagation_s: float = 1.0
     """Seconds from a pod turning Ready (or being deleted) until Services route to it (or
     stop): EndpointSlice update plus kube-proxy's sync."""
-    hpa_sync_period_s: float = 15.0
-    """``--horizontal-pod-autoscaler-sync-period``, for the HPA scaler adapters."""
+    hpa: HPAControllerOptions = field(default_factory=HPAControllerOptions)
+    """The HPA controller's flags (the profile's ``hpa`` section, mapped in
+    :func:`gpuscale.sim.inputs.hpa_options`); every simulated HPA runs with them."""
     load_balancing: str = "random"
     """How a Service spreads requests over ready pods: ``random`` per connection
     (kube-proxy iptables mode) or ``round-robin`` (IPVS ``rr``)."""
 
     def __post_init__(self) -> None:
         _seconds("control_plane", "endpoint_propagation_s", self.endpoint_propagation_s)
-        _seconds("control_plane", "hpa_sync_period_s", self.hpa_sync_period_s, positive=True)
+        _seconds("control_plane", "hpa.sync_period_s", self.hpa.sync_period_s, positive=True)
         if self.load_balancing not in ("random", "round-robin"):
             raise ValueError("control_plane.load_balancing must be random or round-robin")
 

@@ -15,8 +15,9 @@ from gpuscale.cloud.kubeconfig import (
     write_private,
 )
 from gpuscale.cloud.plan import check_create, cluster_status, hourly_cost, version_matches
-from gpuscale.cloud.spec import ClusterSpec, PoolSpec
+from gpuscale.cloud.spec import DoksCluster, PoolSpec
 from gpuscale.errors import InputError
+from gpuscale.profile import ClusterSpec
 
 # Shapes from DigitalOcean's OpenAPI models/options.yml and sizes/models/size.yml.
 VERSIONS = [
@@ -42,8 +43,8 @@ SIZES = [
 ]
 
 
-def _spec(*pools: PoolSpec, region: str = "atl1", version: str = "latest") -> ClusterSpec:
-    return ClusterSpec(name="c", region=region, pools=pools, version=version)
+def _spec(*pools: PoolSpec, region: str = "atl1", version: str = "latest") -> DoksCluster:
+    return DoksCluster(ClusterSpec(name="c", region=region, version=version), pools=pools)
 
 
 @pytest.mark.parametrize(
@@ -112,7 +113,7 @@ def test_a_size_only_in_options_has_an_unknown_price_and_a_warning() -> None:
     ],
 )
 def test_what_digitalocean_would_reject_is_an_input_error(
-    spec: ClusterSpec, where: str, message: str
+    spec: DoksCluster, where: str, message: str
 ) -> None:
     with pytest.raises(InputError) as caught:
         check_create(spec, OPTIONS, SIZES, source="g.yaml")

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from gpuscale.cloud import api
-from gpuscale.cloud.spec import ClusterSpec, PoolSpec, cluster_spec_from_profile
+from gpuscale.cloud.spec import DoksCluster, PoolSpec, cluster_spec_from_profile
 from gpuscale.errors import ProfileError
 from gpuscale.kube import Taint
-from gpuscale.profile import Profile
+from gpuscale.profile import ClusterSpec, Profile
 
 
 def _profile(**cluster: Any) -> Profile:
@@ -31,13 +31,10 @@ def test_a_tutorial_shaped_profile_reads_into_a_spec() -> None:
     spec = cluster_spec_from_profile(_profile(vpc_uuid="v-1", ha=True, tags=["ml"]))
     # The profile fills the DOKS labels and the GPU taint; DOKS sets those itself, so the
     # spec (and the request) carries none of them.
-    assert spec == ClusterSpec(
-        name="c",
-        region="atl1",
-        version="latest",
-        vpc_uuid="v-1",
-        ha=True,
-        tags=("ml",),
+    assert spec == DoksCluster(
+        ClusterSpec(
+            name="c", region="atl1", version="latest", vpc_uuid="v-1", ha=True, tags=("ml",)
+        ),
         pools=(
             PoolSpec(
                 name="gpu",
@@ -150,19 +147,19 @@ def test_gpu_metrics_false_leaves_the_exporter_out() -> None:
 
 
 def test_cpu_only_clusters_send_no_gpu_addons() -> None:
-    spec = ClusterSpec(name="c", region="atl1", pools=(PoolSpec("p", "s-4vcpu-8gb", count=1),))
+    spec = DoksCluster(
+        ClusterSpec(name="c", region="atl1"), pools=(PoolSpec("p", "s-4vcpu-8gb", count=1),)
+    )
     assert api.addons_body(spec) == {}
 
 
 def test_mixed_vendors_get_both_device_plugins() -> None:
-    spec = ClusterSpec(
-        name="c",
-        region="nyc2",
+    spec = DoksCluster(
+        ClusterSpec(name="c", region="nyc2", gpu_metrics=False),
         pools=(
             PoolSpec("a", "gpu-mi300x1-192gb", gpu_vendor="amd", count=1),
             PoolSpec("n", "gpu-h100x1-80gb", gpu_vendor="nvidia", count=1),
         ),
-        gpu_metrics=False,
     )
     assert api.addons_body(spec) == {
         "amd_gpu_device_plugin": {"enabled": True},

@@ -295,10 +295,13 @@ def test_auth_config_validation(
 
 def test_trigger_error_is_an_input_error_with_where_and_fix() -> None:
     with pytest.raises(TriggerError) as caught:
-        parse_prometheus_trigger({**BASE, "threshold": "one"}, where="spec.triggers[0].metadata")
+        parse_prometheus_trigger(
+            {**BASE, "threshold": "one"}, key_path=("spec", "triggers", 0, "metadata")
+        )
     error = caught.value
     assert isinstance(error, InputError)
     assert isinstance(error, ValueError)
+    assert error.key_path == ("spec", "triggers", 0, "metadata", "threshold")
     assert error.where == "spec.triggers[0].metadata.threshold"
     assert error.fix
     assert "\n" not in str(error)

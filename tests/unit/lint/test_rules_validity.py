@@ -17,7 +17,7 @@ import pytest
 from gpuscale.controllers.keda import TriggerError, parse_prometheus_trigger
 from gpuscale.inputs import read_manifests
 from gpuscale.lint import REGISTRY, LintOptions, Severity, run_lint
-from gpuscale.lint._keda import model_problems, where_path
+from gpuscale.lint._keda import model_problems
 from gpuscale.manifests import load_text
 from tests.unit.lint.conftest import line_of, lint_yaml, make_profile, only
 from tests.unit.lint.manifests import deployment, docs, scaled_object, service
@@ -214,23 +214,17 @@ def test_spec_near_misses(spec: str) -> None:
 def test_model_problems_keep_keda_s_problems_apart() -> None:
     metadata = {"serverAddress": "http://p", "query": "x", "threshold": "a", "unsafeSsl": "y"}
     with pytest.raises(TriggerError) as error:
-        parse_prometheus_trigger(metadata, where="spec.triggers[1].metadata")
-    assert [where for where, _ in error.value.problems] == [
-        "spec.triggers[1].metadata.threshold",
-        "spec.triggers[1].metadata.unsafeSsl",
+        parse_prometheus_trigger(metadata, key_path=("spec", "triggers", 1, "metadata"))
+    assert [path for path, _ in error.value.problems] == [
+        ("spec", "triggers", 1, "metadata", "threshold"),
+        ("spec", "triggers", 1, "metadata", "unsafeSsl"),
     ]
+    assert error.value.key_path == ("spec", "triggers", 1, "metadata", "threshold")
     assert error.value.where == "spec.triggers[1].metadata.threshold"
-    assert where_path("spec.triggers[1].metadata.unsafeSsl") == (
-        "spec",
-        "triggers",
-        1,
-        "metadata",
-        "unsafeSsl",
-    )
     [obj] = load_text(scaled_object(threshold="'${T}'", metadata="unsafeSsl: maybe\n"), "s.yaml")
     with pytest.raises(TriggerError) as error:
         parse_prometheus_trigger(
-            obj.spec["triggers"][0]["metadata"], where="spec.triggers[0].metadata"
+            obj.spec["triggers"][0]["metadata"], key_path=("spec", "triggers", 0, "metadata")
         )
     assert [p.key_path[-1] for p in model_problems(obj, error.value)] == ["unsafeSsl"]
 

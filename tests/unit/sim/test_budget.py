@@ -28,7 +28,7 @@ def test_loop_rate_adds_every_loop(inputs) -> None:  # type: ignore[no-untyped-d
     spec = inputs.spec
     expected = (
         1 / spec.prometheus.scrape_interval_s
-        + 1 / spec.control_plane.hpa_sync_period_s
+        + 1 / spec.control_plane.hpa.sync_period_s
         + 1 / spec.autoscaler.scan_interval_s
         + sum(1 / s.spec.polling_interval for s in inputs.scaled_objects)
     )

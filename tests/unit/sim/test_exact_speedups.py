@@ -93,12 +93,7 @@ def _both(
     fast = inputs.simulation(load=load, seed=5).run(until)
     full = Simulation(
         inputs.spec,
-        metrics=PromQLBackend(
-            lookback_ms=inputs.lookback_ms,
-            version="2" if inputs.prometheus_version == "2" else "3",
-            retention_ms=inputs.retention_ms,
-            reuse_values=False,
-        ),
+        metrics=inputs.prometheus.backend(reuse_values=False),
         seed=5,
         scalers=inputs.scalers(),
         load=load,

@@ -76,10 +76,10 @@ def test_the_tutorial_pools_and_timings_come_from_its_profile() -> None:
     assert (pools["general"].min_nodes, pools["general"].max_nodes) == (2, 2)
     assert inputs.spec.autoscaler.unschedulable_pod_with_gpu_time_buffer_s == 30.0
     assert inputs.spec.autoscaler.expander == "random"  # DOKS' default
-    assert inputs.spec.control_plane.hpa_sync_period_s == 15.0
+    assert inputs.spec.control_plane.hpa.sync_period_s == 15.0
     assert inputs.spec.prometheus.scrape_interval_s == 30.0
-    assert inputs.lookback_ms == 300_000
-    assert inputs.prometheus_version == "3"
+    assert inputs.prometheus.lookback_ms == 300_000
+    assert inputs.prometheus.version == "3"
 
 
 def test_the_scaled_object_becomes_keda_and_its_hpa() -> None:

@@ -234,10 +234,8 @@ def _fingerprint(inputs: SimulationInputs) -> str:
     return repr(
         (
             inputs.spec,
-            [(s.name, s.hpa, s.hpa_sync_period_s, s.hpa_tolerance) for s in inputs.scaled_objects],
-            [s.hpa_downscale_stabilization_s for s in inputs.scaled_objects],
-            inputs.lookback_ms,
-            inputs.prometheus_version,
+            [(s.name, s.hpa, s.hpa_options) for s in inputs.scaled_objects],
+            inputs.prometheus,
             sorted(inputs.latency_targets.items()),
             inputs.warnings,
         )

@@ -117,7 +117,7 @@ def test_one_to_two_at_the_first_hpa_sync_after_the_scrape(tutorial) -> None:  #
     scenario = parse_scenario(SCENARIO.read_text(), source=str(SCENARIO))
     (step,) = scenario.steps
     assert isinstance(step, GaugeStep)
-    sync = inputs.scaled_objects[0].hpa_sync_period_s
+    sync = inputs.scaled_objects[0].hpa_options.sync_period_s
     scraped = min(t for t, v in _sample_times(sim, "my_custom_gauge") if v == step.value)
     assert step.at < scraped <= step.at + inputs.spec.workloads[0].scrape_interval_s  # type: ignore[operator]
     first_up = _changes(result)[0]
@@ -144,7 +144,7 @@ def test_a_gpu_node_after_the_gpu_scale_up_delay_then_provisioning(tutorial) -> 
 
 def test_with_ten_minutes_provisioning_the_window_deletes_the_pending_pod_first(tutorial) -> None:  # type: ignore[no-untyped-def]
     inputs, _, result = tutorial
-    window = inputs.scaled_objects[0].hpa_downscale_stabilization_s
+    window = inputs.scaled_objects[0].hpa_options.downscale_stabilization_s
     (first_pending,) = [
         d.target.rsplit("/", 1)[1]
         for t, d in _decisions(result, "scheduler")
@@ -195,7 +195,7 @@ def test_then_two_one_two_with_the_period_of_the_window(provisioning_s: float | 
     inputs = _inputs("tutorial", "kube-system", provisioning_s)
     sim, result = _run(inputs)
     source = inputs.scaled_objects[0]
-    window, sync = source.hpa_downscale_stabilization_s, source.hpa_sync_period_s
+    window, sync = source.hpa_options.downscale_stabilization_s, source.hpa_options.sync_period_s
     ksm = [
         t
         for t, _ in _sample_times(
@@ -236,7 +236,7 @@ def test_the_fixed_manifests_hold_two() -> None:
     inputs = _inputs("tutorial-fixed", "default")
     sim, result = _run(inputs)
     scraped = min(t for t, v in _sample_times(sim, "my_custom_gauge") if v == 160.0)
-    sync = inputs.scaled_objects[0].hpa_sync_period_s
+    sync = inputs.scaled_objects[0].hpa_options.sync_period_s
     assert _changes(result) == [(_sync_after(scraped, sync), 1, 2)]
     gpu = next(p for p in inputs.spec.pools if p.gpus_per_node)
     node_ready = _decisions(result, "kubelet", "node-ready")[0][0]

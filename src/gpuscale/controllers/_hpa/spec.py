@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from gpuscale.controllers._hpa.quantity import approximate_float64
-from gpuscale.errors import InputError
+from gpuscale.errors import InputError, KeyPath
 from gpuscale.kube import QuantityLike, milli_value
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "MAX_PERIOD_SECONDS",
     "MAX_STABILIZATION_WINDOW_SECONDS",
     "Behavior",
+    "HPAControllerOptions",
     "MetricSource",
     "MetricTarget",
     "PolicyType",
@@ -86,14 +87,24 @@ class ScaleEvent(NamedTuple):
     outdated: bool = False
 
 
-def _check_number(value: object, where: str, *, integer: bool) -> None:
+def _check_number(
+    value: object, where: str | None = None, *, integer: bool, key_path: KeyPath = ()
+) -> None:
     kinds: tuple[type, ...] = (int,) if integer else (int, float)
     if isinstance(value, bool) or not isinstance(value, kinds):
         expected = "an integer" if integer else "a number"
-        raise InputError(f"expected {expected}, got {value!r}", where=where, fix=f"set {expected}")
+        raise InputError(
+            f"expected {expected}, got {value!r}",
+            where=where,
+            key_path=key_path,
+            fix=f"set {expected}",
+        )
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(
-            f"expected a finite number, got {value!r}", where=where, fix="set a number"
+            f"expected a finite number, got {value!r}",
+            where=where,
+            key_path=key_path,
+            fix="set a number",
         )
 
 
@@ -185,6 +196,23 @@ class ScalingRules:
 
 
 DEFAULT_TOLERANCES = Tolerance()
+
+
+@dataclass(frozen=True, slots=True)
+class HPAControllerOptions:
+    """The kube-controller-manager flags the HPA controller runs with (upstream
+    ``HPAControllerConfiguration``, pkg/controller/podautoscaler/config/types.go): one
+    value per cluster, shared by every HPA, so they are not part of the HPA object."""
+
+    sync_period_s: float = DEFAULT_SYNC_PERIOD_SECONDS
+    """``--horizontal-pod-autoscaler-sync-period``: one reconcile per HPA per period."""
+    tolerance: Tolerance = DEFAULT_TOLERANCES
+    """``--horizontal-pod-autoscaler-tolerance``, for both directions."""
+    downscale_stabilization_s: float = DEFAULT_DOWNSCALE_STABILIZATION_SECONDS
+    """``--horizontal-pod-autoscaler-downscale-stabilization``: the scale-down window of an
+    HPA without ``behavior``."""
+
+
 """The controller's default tolerances: 10 % each way."""
 
 _DEFAULT_SCALE_UP = ScalingRules(
@@ -235,73 +263,75 @@ def generate_scale_down_rules(rules: ScalingRules | None) -> ScalingRules:
     return _copy_rules(rules, _DEFAULT_SCALE_DOWN)
 
 
-def _mapping(value: object, where: str) -> Mapping[str, Any]:
+def _mapping(value: object, path: KeyPath) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise InputError(
             f"expected a mapping, got {type(value).__name__}",
-            where=where,
+            key_path=path,
             fix="write the block as YAML keys",
         )
     return value
 
 
-def _policy_from_k8s(raw: object, where: str) -> ScalingPolicy:
-    data = _mapping(raw, where)
+def _policy_from_k8s(raw: object, path: KeyPath) -> ScalingPolicy:
+    data = _mapping(raw, path)
     unknown = set(data) - {"type", "value", "periodSeconds"}
     if unknown:
         raise InputError(
             f"unknown key {sorted(unknown)[0]!r}",
-            where=where,
+            key_path=path,
             fix="a policy has only type, value and periodSeconds",
         )
     kind = data.get("type")
     if kind not in _POLICY_TYPES:
         raise InputError(
-            f"unsupported policy type {kind!r}", where=f"{where}.type", fix="use Pods or Percent"
+            f"unsupported policy type {kind!r}", key_path=(*path, "type"), fix="use Pods or Percent"
         )
     value = data.get("value")
-    _check_number(value, f"{where}.value", integer=True)
+    _check_number(value, key_path=(*path, "value"), integer=True)
     assert isinstance(value, int)
     if value <= 0:
         raise InputError(
-            f"must be greater than zero, got {value}", where=f"{where}.value", fix="set value >= 1"
+            f"must be greater than zero, got {value}",
+            key_path=(*path, "value"),
+            fix="set value >= 1",
         )
     period = data.get("periodSeconds")
-    _check_number(period, f"{where}.periodSeconds", integer=True)
+    _check_number(period, key_path=(*path, "periodSeconds"), integer=True)
     assert isinstance(period, int)
     if not 0 < period <= MAX_PERIOD_SECONDS:
         raise InputError(
             f"must be between 1 and {MAX_PERIOD_SECONDS}, got {period}",
-            where=f"{where}.periodSeconds",
+            key_path=(*path, "periodSeconds"),
             fix=f"set periodSeconds between 1 and {MAX_PERIOD_SECONDS}",
         )
     return ScalingPolicy(type=kind, value=value, period_seconds=period)
 
 
-def _rules_from_k8s(raw: object, where: str) -> ScalingRules:
-    data = _mapping(raw, where)
+def _rules_from_k8s(raw: object, path: KeyPath) -> ScalingRules:
+    data = _mapping(raw, path)
     unknown = set(data) - {"stabilizationWindowSeconds", "selectPolicy", "policies", "tolerance"}
     if unknown:
         raise InputError(
             f"unknown key {sorted(unknown)[0]!r}",
-            where=where,
+            key_path=path,
             fix="use stabilizationWindowSeconds, selectPolicy, policies or tolerance",
         )
     window = data.get("stabilizationWindowSeconds")
     if window is not None:
-        _check_number(window, f"{where}.stabilizationWindowSeconds", integer=True)
+        _check_number(window, key_path=(*path, "stabilizationWindowSeconds"), integer=True)
         assert isinstance(window, int)
         if not 0 <= window <= MAX_STABILIZATION_WINDOW_SECONDS:
             raise InputError(
                 f"must be between 0 and {MAX_STABILIZATION_WINDOW_SECONDS}, got {window}",
-                where=f"{where}.stabilizationWindowSeconds",
+                key_path=(*path, "stabilizationWindowSeconds"),
                 fix=f"set a window between 0 and {MAX_STABILIZATION_WINDOW_SECONDS} seconds",
             )
     select = data.get("selectPolicy")
     if select is not None and select not in _SELECT_POLICIES:
         raise InputError(
             f"unsupported selectPolicy {select!r}",
-            where=f"{where}.selectPolicy",
+            key_path=(*path, "selectPolicy"),
             fix="use Max, Min or Disabled",
         )
     policies: tuple[ScalingPolicy, ...] | None = None
@@ -309,16 +339,16 @@ def _rules_from_k8s(raw: object, where: str) -> ScalingRules:
         raw_policies = data["policies"]
         if not isinstance(raw_policies, Sequence) or isinstance(raw_policies, str | bytes):
             raise InputError(
-                "expected a list of policies", where=f"{where}.policies", fix="write a YAML list"
+                "expected a list of policies", key_path=(*path, "policies"), fix="write a YAML list"
             )
         if not raw_policies:
             raise InputError(
                 "must specify at least one Policy",
-                where=f"{where}.policies",
+                key_path=(*path, "policies"),
                 fix="add a policy or leave policies out to get the defaults",
             )
         policies = tuple(
-            _policy_from_k8s(item, f"{where}.policies[{index}]")
+            _policy_from_k8s(item, (*path, "policies", index))
             for index, item in enumerate(raw_policies)
         )
     tolerance: float | None = None
@@ -328,12 +358,12 @@ def _rules_from_k8s(raw: object, where: str) -> ScalingRules:
             tolerance = approximate_float64(raw_tolerance)
         except InputError as error:
             raise InputError(
-                error.message, where=f"{where}.tolerance", fix="write a quantity such as 0.05"
+                error.message, key_path=(*path, "tolerance"), fix="write a quantity such as 0.05"
             ) from None
         if tolerance < 0:
             raise InputError(
                 f"must be greater than or equal to zero, got {raw_tolerance}",
-                where=f"{where}.tolerance",
+                key_path=(*path, "tolerance"),
                 fix="write a fraction such as 0.05",
             )
     return ScalingRules(
@@ -359,29 +389,33 @@ class Behavior:
     """Rules for scaling down; None = the API defaults."""
 
     @classmethod
-    def from_k8s(cls, data: Mapping[str, Any] | None, *, where: str = "spec.behavior") -> Behavior:
+    def from_k8s(
+        cls, data: Mapping[str, Any] | None, *, key_path: KeyPath = ("spec", "behavior")
+    ) -> Behavior:
         """A camelCase ``behavior`` block, filled as SetDefaults_HorizontalPodAutoscalerBehavior.
 
-        ``None`` gives the defaults for both directions. Raises ``InputError`` naming the
-        key for anything the API server's validation rejects.
+        ``None`` gives the defaults for both directions; ``key_path`` is where the block
+        is in its manifest. Raises ``InputError`` carrying the key path of anything the
+        API server's validation rejects.
         """
         if data is None:
             return cls(generate_scale_up_rules(None), generate_scale_down_rules(None))
-        block = _mapping(data, where)
+        path = key_path
+        block = _mapping(data, path)
         unknown = set(block) - {"scaleUp", "scaleDown"}
         if unknown:
             raise InputError(
-                f"unknown key {sorted(unknown)[0]!r}", where=where, fix="use scaleUp or scaleDown"
+                f"unknown key {sorted(unknown)[0]!r}", key_path=path, fix="use scaleUp or scaleDown"
             )
         up = (
             None
             if block.get("scaleUp") is None
-            else _rules_from_k8s(block["scaleUp"], f"{where}.scaleUp")
+            else _rules_from_k8s(block["scaleUp"], (*path, "scaleUp"))
         )
         down = (
             None
             if block.get("scaleDown") is None
-            else _rules_from_k8s(block["scaleDown"], f"{where}.scaleDown")
+            else _rules_from_k8s(block["scaleDown"], (*path, "scaleDown"))
         )
         return cls(generate_scale_up_rules(up), generate_scale_down_rules(down))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gpuscale.errors import ManifestError
+from gpuscale.errors import KeyPath, ManifestError
 
 __all__ = [
     "FallbackError",
@@ -36,7 +36,7 @@ class TriggerError(ManifestError, ValueError):
     the scaler (parsePrometheusMetadata returns an error).
 
     KEDA's typed config reports every bad parameter at once (errors.Join); ``problems``
-    keeps them apart as ``(where, message)`` pairs, in KEDA's order, so a caller can point
+    keeps them apart as ``(key path, message)`` pairs, in KEDA's order, so a caller can point
     at each key; ``where`` names the first. Empty when the error has a single cause of its
     own (pod identity combined with ``authModes``).
     """
@@ -47,10 +47,11 @@ class TriggerError(ManifestError, ValueError):
         *,
         where: str | None = None,
         fix: str | None = None,
-        problems: tuple[tuple[str, str], ...] = (),
+        key_path: KeyPath = (),
+        problems: tuple[tuple[KeyPath, str], ...] = (),
     ) -> None:
         self.problems = problems
-        super().__init__(message, where=where, fix=fix)
+        super().__init__(message, where=where, fix=fix, key_path=key_path)
 
 
 class ScaledObjectError(ManifestError, ValueError):
@@ -71,10 +72,11 @@ class FormulaError(ScaledObjectError):
         column: int | None = None,
         where: str | None = None,
         fix: str | None = None,
+        key_path: KeyPath = (),
     ) -> None:
         self.line = line
         self.column = column
-        super().__init__(message, where=where, fix=fix)
+        super().__init__(message, where=where, fix=fix, key_path=key_path)
 
 
 class PrometheusQueryError(ValueError):

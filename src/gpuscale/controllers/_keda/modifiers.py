@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gpuscale._gomath import GoSyntaxError, go_float_to_int64, parse_go_float
 from gpuscale.controllers._keda.errors import FormulaError, ScaledObjectError
+from gpuscale.errors import KeyPath
 
 if TYPE_CHECKING:
     from gpuscale.controllers._keda.expr import Program
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 COMPOSITE_METRIC_NAME = "composite-metric"
-_WHERE = "spec.advanced.scalingModifiers"
+_WHERE: KeyPath = ("spec", "advanced", "scalingModifiers")
 
 
 def _mapping(value: object) -> Mapping[str, object]:
@@ -128,7 +129,7 @@ def validate_scaling_modifiers(spec: Mapping[str, object]) -> None:
         if not formula:
             raise ScaledObjectError(
                 "error ScalingModifiers.Formula is mandatory",
-                where=f"{_WHERE}.formula",
+                key_path=(*_WHERE, "formula"),
                 fix="add a formula, or remove scalingModifiers",
             )
         target = _text(modifiers.get("target"))
@@ -136,7 +137,7 @@ def validate_scaling_modifiers(spec: Mapping[str, object]) -> None:
             raise ScaledObjectError(
                 "error validating formula in ScalingModifiers: "
                 "formula is given but target is empty",
-                where=f"{_WHERE}.target",
+                key_path=(*_WHERE, "target"),
                 fix="set target to the value the formula's result is divided by",
             )
         names = formula_trigger_names(spec)
@@ -147,7 +148,7 @@ def validate_scaling_modifiers(spec: Mapping[str, object]) -> None:
                 f"error validating formula in ScalingModifiers: {exc.message}",
                 line=exc.line,
                 column=exc.column,
-                where=f"{_WHERE}.formula",
+                key_path=(*_WHERE, "formula"),
                 fix="use only named triggers (triggers[].name) and expr-lang syntax",
             ) from None
         _validate_target(target, _text(modifiers.get("metricType")))
@@ -158,7 +159,7 @@ def validate_scaling_modifiers(spec: Mapping[str, object]) -> None:
     if wants_formula and (not is_using_modifiers(spec) or not _text(modifiers.get("formula"))):
         raise ScaledObjectError(
             "scalingModifiers fallback behavior requires scalingModifiers.formula to be defined",
-            where="spec.fallback.behavior",
+            key_path=("spec", "fallback", "behavior"),
             fix="define advanced.scalingModifiers.formula or use another fallback behavior",
         )
 
@@ -173,14 +174,14 @@ def _validate_target(target: str, metric_type: str) -> None:
         raise ScaledObjectError(
             "error validating target in ScalingModifiers: error converting target for "
             "scalingModifiers (string->float) to valid target",
-            where=f"{_WHERE}.target",
+            key_path=(*_WHERE, "target"),
             fix="set target to a number above 0, as a string",
         )
     if metric_type == "Utilization":
         raise ScaledObjectError(
             "error validating target in ScalingModifiers: error trigger type is Utilization, "
             "but it needs to be AverageValue or Value for external metrics",
-            where=f"{_WHERE}.metricType",
+            key_path=(*_WHERE, "metricType"),
             fix="use AverageValue or Value",
         )
 

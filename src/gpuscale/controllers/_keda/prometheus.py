@@ -34,6 +34,7 @@ from gpuscale.controllers._keda.goparse import (
     parse_go_duration,
     parse_go_int,
 )
+from gpuscale.errors import KeyPath
 
 __all__ = [
     "AUTH_MODES",
@@ -358,7 +359,7 @@ def parse_prometheus_trigger(
     *,
     pod_identity_provider: str = "",
     trigger_index: int = 0,
-    where: str = "metadata",
+    key_path: KeyPath = ("metadata",),
 ) -> PrometheusTrigger:
     """The trigger KEDA builds from ``metadata`` and resolved ``auth_params``
     (parsePrometheusMetadata, then checkAuthConfigWithPodIdentity).
@@ -366,7 +367,7 @@ def parse_prometheus_trigger(
     Values are trimmed and a blank value counts as absent, as in KEDA's typed config;
     floats are JSON numbers, booleans Go booleans, maps ``k=v,k=v``, ``timeout`` a Go
     duration or a bare integer of milliseconds. Unknown keys (``metricName``...) are
-    ignored. Raises ``TriggerError`` naming the first bad key (``where`` prefixes it)
+    ignored. Raises ``TriggerError`` naming the first bad key (``key_path`` prefixes it)
     and listing every problem, or when a pod identity provider is combined with
     ``authModes``.
     """
@@ -388,14 +389,14 @@ def parse_prometheus_trigger(
         key, _ = reader.errors[0]
         raise TriggerError(
             "invalid prometheus trigger: " + "; ".join(message for _, message in reader.errors),
-            where=f"{where}.{key}",
+            key_path=(*key_path, key),
             fix="see https://keda.sh/docs/latest/scalers/prometheus/ for the accepted values",
-            problems=tuple((f"{where}.{name}", message) for name, message in reader.errors),
+            problems=tuple(((*key_path, name), message) for name, message in reader.errors),
         )
     if not auth.disabled and pod_identity_provider not in ("", "none"):
         raise TriggerError(
             "pod identity cannot be enabled with other auth types",
-            where=f"{where}.authModes",
+            key_path=(*key_path, "authModes"),
             fix="use either authenticationRef.podIdentity or authModes, not both",
         )
     assert isinstance(server_address, str)

@@ -44,6 +44,7 @@ from gpuscale.controllers._keda.prometheus import (
     metric_target_type,
     parse_prometheus_trigger,
 )
+from gpuscale.errors import KeyPath, format_key_path
 from gpuscale.kube import parse_quantity
 
 __all__ = [
@@ -106,13 +107,13 @@ def check_replica_bounds(
     if minimum > maximum:
         raise ScaledObjectError(
             f"MinReplicaCount={minimum} must be less than MaxReplicaCount={maximum}",
-            where="spec.minReplicaCount",
+            key_path=("spec", "minReplicaCount"),
             fix="make minReplicaCount at most maxReplicaCount",
         )
     if idle_replica_count is not None and idle_replica_count >= minimum:
         raise ScaledObjectError(
             f"IdleReplicaCount={idle_replica_count} must be less than MinReplicaCount={minimum}",
-            where="spec.idleReplicaCount",
+            key_path=("spec", "idleReplicaCount"),
             fix="make idleReplicaCount smaller than minReplicaCount, or remove it",
         )
 
@@ -141,7 +142,7 @@ def check_fallback(
         raise ScaledObjectError(
             f"FailureThreshold={threshold} & Replicas={replicas} "
             "must both be greater than or equal to 0",
-            where="spec.fallback",
+            key_path=("spec", "fallback"),
             fix="use non-negative failureThreshold and replicas",
         )
     spec: dict[str, object] = {} if advanced is None else {"advanced": advanced}
@@ -151,7 +152,7 @@ def check_fallback(
         raise ScaledObjectError(
             "at least one trigger (that is not cpu or memory) has to have the `AverageValue` "
             "type for the fallback to be enabled",
-            where="spec.fallback",
+            key_path=("spec", "fallback"),
             fix="add an external trigger, or remove fallback (it never applies to cpu/memory)",
         )
 
@@ -162,7 +163,7 @@ def check_triggers(triggers: Sequence[Mapping[str, object]]) -> None:
     if not triggers:
         raise ScaledObjectError(
             "no triggers defined in the ScaledObject/ScaledJob",
-            where="spec.triggers",
+            key_path=("spec", "triggers"),
             fix="add at least one trigger",
         )
     seen: set[str] = set()
@@ -171,7 +172,7 @@ def check_triggers(triggers: Sequence[Mapping[str, object]]) -> None:
         if trigger.get("useCachedMetrics") is True and kind in ("cpu", "memory", "cron"):
             raise ScaledObjectError(
                 f'property "useCachedMetrics" is not supported for "{kind}" scaler',
-                where=f"spec.triggers[{index}].useCachedMetrics",
+                key_path=("spec", "triggers", index, "useCachedMetrics"),
                 fix="remove useCachedMetrics from this trigger",
             )
         name = trigger.get("name")
@@ -180,7 +181,7 @@ def check_triggers(triggers: Sequence[Mapping[str, object]]) -> None:
                 raise ScaledObjectError(
                     f'triggerName "{name}" is defined multiple times in the '
                     "ScaledObject/ScaledJob, but it must be unique",
-                    where=f"spec.triggers[{index}].name",
+                    key_path=("spec", "triggers", index, "name"),
                     fix="give every trigger a different name",
                 )
             seen.add(name)
@@ -334,27 +335,31 @@ class ScaledObjectSpec:
         return self.min_replica_count == 0 or self.idle_replica_count is not None
 
     @classmethod
-    def from_k8s(cls, spec: Mapping[str, object], *, where: str = "spec") -> ScaledObjectSpec:
+    def from_k8s(cls, spec: Mapping[str, object]) -> ScaledObjectSpec:
         """Read a camelCase ``spec``, checking what the CRD schema and its CEL rule check
         (types, minimums, enums, required fields, ``minReplicaCount <= maxReplicaCount``).
         Raises ``ScaledObjectError`` naming the key. Webhook rules are in
         ``validate_scaled_object``."""
         if not isinstance(spec, Mapping):
             raise ScaledObjectError(
-                "expected a mapping", where=where, fix="write spec as a mapping"
+                "expected a mapping", key_path=("spec",), fix="write spec as a mapping"
             )
-        reader = _SpecReader(where)
+        reader = _SpecReader()
         target = reader.mapping(spec, "scaleTargetRef", required=True)
-        target_name = reader.string(target, "name", path="scaleTargetRef", required=True)
+        target_name = reader.string(target, "name", path=("scaleTargetRef",), required=True)
         if not target_name:
             raise reader.error(
-                "scaleTargetRef.name", "must not be empty", "name the Deployment to scale"
+                ("scaleTargetRef", "name"), "must not be empty", "name the Deployment to scale"
             )
         triggers_raw = spec.get("triggers")
         if not isinstance(triggers_raw, list | tuple):
-            raise reader.error("triggers", "is required and must be a list", "add a triggers list")
+            raise reader.error(
+                ("triggers",), "is required and must be a list", "add a triggers list"
+            )
         if not triggers_raw:
-            raise reader.error("triggers", "must have at least 1 item", "add at least one trigger")
+            raise reader.error(
+                ("triggers",), "must have at least 1 item", "add at least one trigger"
+            )
         triggers = tuple(reader.trigger(item, i) for i, item in enumerate(triggers_raw))
         polling = reader.integer(spec, "pollingInterval", minimum=1)
         cooldown = reader.integer(spec, "cooldownPeriod", minimum=0)
@@ -366,17 +371,17 @@ class ScaledObjectSpec:
             maximum if maximum is not None else DEFAULT_HPA_MAX_REPLICAS
         ):
             raise reader.error(
-                "minReplicaCount",
+                ("minReplicaCount",),
                 "minReplicaCount must be less than or equal to maxReplicaCount",
                 "lower minReplicaCount or raise maxReplicaCount",
             )
         fallback = reader.fallback(spec.get("fallback"))
         advanced = reader.mapping(spec, "advanced")
-        hpa_config = reader.mapping(advanced, "horizontalPodAutoscalerConfig", path="advanced")
+        hpa_config = reader.mapping(advanced, "horizontalPodAutoscalerConfig", path=("advanced",))
         behavior = hpa_config.get("behavior")
         if behavior is not None and not isinstance(behavior, Mapping):
             raise reader.error(
-                "advanced.horizontalPodAutoscalerConfig.behavior",
+                ("advanced", "horizontalPodAutoscalerConfig", "behavior"),
                 "must be a mapping",
                 "write an autoscaling/v2 behavior block",
             )
@@ -384,12 +389,15 @@ class ScaledObjectSpec:
         restore = advanced.get("restoreToOriginalReplicaCount", False)
         if not isinstance(restore, bool):
             raise reader.error(
-                "advanced.restoreToOriginalReplicaCount", "must be true or false", "use a boolean"
+                ("advanced", "restoreToOriginalReplicaCount"),
+                "must be true or false",
+                "use a boolean",
             )
         return cls(
             scale_target_name=target_name,
-            scale_target_kind=reader.string(target, "kind", path="scaleTargetRef") or "Deployment",
-            scale_target_api_version=reader.string(target, "apiVersion", path="scaleTargetRef")
+            scale_target_kind=reader.string(target, "kind", path=("scaleTargetRef",))
+            or "Deployment",
+            scale_target_api_version=reader.string(target, "apiVersion", path=("scaleTargetRef",))
             or "apps/v1",
             triggers=triggers,
             polling_interval=polling if polling is not None else DEFAULT_POLLING_INTERVAL,
@@ -403,7 +411,7 @@ class ScaledObjectSpec:
             fallback=fallback,
             hpa_behavior=copy.deepcopy(dict(behavior)) if isinstance(behavior, Mapping) else None,
             hpa_name_override=reader.string(
-                hpa_config, "name", path="advanced.horizontalPodAutoscalerConfig"
+                hpa_config, "name", path=("advanced", "horizontalPodAutoscalerConfig")
             ),
             restore_to_original_replica_count=restore,
             scaling_modifiers=modifiers,
@@ -418,47 +426,52 @@ class ScaledObjectSpec:
 
 @dataclass
 class _SpecReader:
-    where: str
+    """Reads ``spec``; every path it is given is relative to it."""
 
-    def error(self, key: str, message: str, fix: str) -> ScaledObjectError:
-        return ScaledObjectError(f"{key} {message}", where=f"{self.where}.{key}", fix=fix)
+    def error(self, key: KeyPath, message: str, fix: str) -> ScaledObjectError:
+        return ScaledObjectError(
+            f"{format_key_path(key)} {message}", key_path=("spec", *key), fix=fix
+        )
 
     def mapping(
-        self, parent: Mapping[str, object], key: str, *, path: str = "", required: bool = False
+        self, parent: Mapping[str, object], key: str, *, path: KeyPath = (), required: bool = False
     ) -> Mapping[str, object]:
-        full = f"{path}.{key}" if path else key
+        full: KeyPath = (*path, key)
+        shown = format_key_path(full)
         value = parent.get(key)
         if value is None:
             if required:
-                raise self.error(full, "is required", f"add {full}")
+                raise self.error(full, "is required", f"add {shown}")
             return {}
         if not isinstance(value, Mapping):
-            raise self.error(full, "must be a mapping", f"write {full} as a mapping")
+            raise self.error(full, "must be a mapping", f"write {shown} as a mapping")
         return value
 
     def string(
-        self, parent: Mapping[str, object], key: str, *, path: str = "", required: bool = False
+        self, parent: Mapping[str, object], key: str, *, path: KeyPath = (), required: bool = False
     ) -> str:
-        full = f"{path}.{key}" if path else key
+        full: KeyPath = (*path, key)
+        shown = format_key_path(full)
         value = parent.get(key)
         if value is None:
             if required:
-                raise self.error(full, "is required", f"add {full}")
+                raise self.error(full, "is required", f"add {shown}")
             return ""
         if not isinstance(value, str):
-            raise self.error(full, "must be a string", f"quote the value of {full}")
+            raise self.error(full, "must be a string", f"quote the value of {shown}")
         return value
 
     def integer(
-        self, parent: Mapping[str, object], key: str, *, minimum: int, path: str = ""
+        self, parent: Mapping[str, object], key: str, *, minimum: int, path: KeyPath = ()
     ) -> int | None:
-        full = f"{path}.{key}" if path else key
+        full: KeyPath = (*path, key)
+        shown = format_key_path(full)
         value = parent.get(key)
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(
-                full, f"must be an integer, got {value!r}", f"write {full} as a whole number"
+                full, f"must be an integer, got {value!r}", f"write {shown} as a whole number"
             )
         if value < minimum:
             raise self.error(
@@ -469,39 +482,41 @@ class _SpecReader:
         return value
 
     def trigger(self, item: object, index: int) -> TriggerSpec:
-        path = f"triggers[{index}]"
+        path: KeyPath = ("triggers", index)
         if not isinstance(item, Mapping):
             raise self.error(path, "must be a mapping", "write the trigger as a mapping")
         kind = self.string(item, "type", path=path, required=True)
         if not kind:
             raise self.error(
-                f"{path}.type", "must not be empty", "name the scaler, e.g. prometheus"
+                (*path, "type"), "must not be empty", "name the scaler, e.g. prometheus"
             )
         metadata = item.get("metadata")
         if not isinstance(metadata, Mapping):
             raise self.error(
-                f"{path}.metadata", "is required and must be a mapping", "add metadata"
+                (*path, "metadata"), "is required and must be a mapping", "add metadata"
             )
         for key, value in metadata.items():
             if not isinstance(value, str):
                 raise self.error(
-                    f"{path}.metadata.{key}",
+                    (*path, "metadata", str(key)),
                     f"must be a string, got {value!r}",
                     f'quote it: {key}: "{value}"',
                 )
         cached = item.get("useCachedMetrics", False)
         if not isinstance(cached, bool):
-            raise self.error(f"{path}.useCachedMetrics", "must be true or false", "use a boolean")
+            raise self.error((*path, "useCachedMetrics"), "must be true or false", "use a boolean")
         auth = self.mapping(item, "authenticationRef", path=path)
-        auth_name = self.string(auth, "name", path=f"{path}.authenticationRef") if auth else ""
+        auth_name = self.string(auth, "name", path=(*path, "authenticationRef")) if auth else ""
         if auth and not auth_name:
             raise self.error(
-                f"{path}.authenticationRef.name", "is required", "name the TriggerAuthentication"
+                (*path, "authenticationRef", "name"),
+                "is required",
+                "name the TriggerAuthentication",
             )
-        auth_kind = self.string(auth, "kind", path=f"{path}.authenticationRef") if auth else ""
+        auth_kind = self.string(auth, "kind", path=(*path, "authenticationRef")) if auth else ""
         if auth_kind and auth_kind not in ("TriggerAuthentication", "ClusterTriggerAuthentication"):
             raise self.error(
-                f"{path}.authenticationRef.kind",
+                (*path, "authenticationRef", "kind"),
                 f"must be TriggerAuthentication or ClusterTriggerAuthentication, got {auth_kind!r}",
                 "fix the kind",
             )
@@ -518,16 +533,16 @@ class _SpecReader:
         if value is None:
             return None
         if not isinstance(value, Mapping):
-            raise self.error("fallback", "must be a mapping", "write fallback as a mapping")
+            raise self.error(("fallback",), "must be a mapping", "write fallback as a mapping")
         for key in ("failureThreshold", "replicas"):
             if value.get(key) is None:
-                raise self.error(f"fallback.{key}", "is required", f"add fallback.{key}")
-        threshold = self.integer(value, "failureThreshold", minimum=0, path="fallback")
-        replicas = self.integer(value, "replicas", minimum=0, path="fallback")
-        behavior = self.string(value, "behavior", path="fallback") or "static"
+                raise self.error(("fallback", key), "is required", f"add fallback.{key}")
+        threshold = self.integer(value, "failureThreshold", minimum=0, path=("fallback",))
+        replicas = self.integer(value, "replicas", minimum=0, path=("fallback",))
+        behavior = self.string(value, "behavior", path=("fallback",)) or "static"
         if behavior not in FALLBACK_BEHAVIORS:
             raise self.error(
-                "fallback.behavior",
+                ("fallback", "behavior"),
                 f"must be one of {', '.join(FALLBACK_BEHAVIORS)}, got {behavior!r}",
                 "pick a supported behavior",
             )
@@ -536,15 +551,15 @@ class _SpecReader:
         return FallbackSpec(threshold, replicas, behavior)
 
     def modifiers(self, advanced: Mapping[str, object]) -> ScalingModifiersSpec | None:
-        raw = self.mapping(advanced, "scalingModifiers", path="advanced")
-        path = "advanced.scalingModifiers"
+        raw = self.mapping(advanced, "scalingModifiers", path=("advanced",))
+        path: KeyPath = ("advanced", "scalingModifiers")
         fields = {
             key: self.string(raw, key, path=path)
             for key in ("formula", "target", "activationTarget", "metricType")
         }
         if fields["metricType"] not in ("", "AverageValue", "Value"):
             raise self.error(
-                f"{path}.metricType",
+                (*path, "metricType"),
                 f"must be AverageValue or Value, got {fields['metricType']!r}",
                 "use AverageValue or Value",
             )
@@ -583,7 +598,7 @@ def validate_scaled_object(spec: Mapping[str, object], *, name: str | None = Non
         raise ScaledObjectError(
             "scaledobject has only cpu/memory triggers AND minReplica is 0 "
             "(scale to zero doesn't work in this case)",
-            where="spec.minReplicaCount",
+            key_path=("spec", "minReplicaCount"),
             fix="set minReplicaCount to 1 or more, or add an external trigger",
         )
     if name is not None:
@@ -592,7 +607,7 @@ def validate_scaled_object(spec: Mapping[str, object], *, name: str | None = Non
                 f"scaledobject name {name!r} is {len(name)} characters long; must be no more "
                 f"than {_LABEL_VALUE_MAX} characters because it is used as the "
                 '"scaledobject.keda.sh/name" label value',
-                where="metadata.name",
+                key_path=("metadata", "name"),
                 fix="shorten the ScaledObject's name",
             )
         generated = hpa_name(spec, name)
@@ -600,7 +615,7 @@ def validate_scaled_object(spec: Mapping[str, object], *, name: str | None = Non
             raise ScaledObjectError(
                 f"HPA name {generated!r} derived from scaledobject is {len(generated)} characters "
                 f"long; must be no more than {_LABEL_VALUE_MAX} characters",
-                where="metadata.name",
+                key_path=("metadata", "name"),
                 fix="set spec.advanced.horizontalPodAutoscalerConfig.name to a shorter name or "
                 "shorten the scaledobject name",
             )
@@ -651,19 +666,19 @@ class GeneratedHPA:
 
 def _resource_metric(trigger: TriggerSpec, index: int) -> GeneratedMetric:
     """cpu/memory: parseResourceMetadata and GetMetricSpecForScaling (cpu_memory_scaler.go)."""
-    where = f"spec.triggers[{index}]"
+    where: KeyPath = ("spec", "triggers", index)
     if "type" in trigger.metadata:
         raise ScaledObjectError(
             "scaler info: The 'type' setting is DEPRECATED and is removed in v2.18 - Use "
             "'metricType' instead.",
-            where=f"{where}.metadata.type",
+            key_path=(*where, "metadata", "type"),
             fix="move the value to the trigger's metricType",
         )
     value = trigger.metadata.get("value", "").strip()
     if not value:
         raise ScaledObjectError(
             'missing required parameter "value" in [triggerMetadata]',
-            where=f"{where}.metadata.value",
+            key_path=(*where, "metadata", "value"),
             fix="set the target value",
         )
     if trigger.metric_type == "AverageValue":
@@ -672,7 +687,7 @@ def _resource_metric(trigger: TriggerSpec, index: int) -> GeneratedMetric:
         except ValueError:
             raise ScaledObjectError(
                 f"quantity {value!r} is not valid (KEDA panics on it)",
-                where=f"{where}.metadata.value",
+                key_path=(*where, "metadata", "value"),
                 fix="write a Kubernetes quantity such as 500m or 1Gi",
             ) from None
     elif trigger.metric_type == "Utilization":
@@ -681,14 +696,14 @@ def _resource_metric(trigger: TriggerSpec, index: int) -> GeneratedMetric:
         except GoSyntaxError:
             raise ScaledObjectError(
                 f"utilization {value!r} is not an integer",
-                where=f"{where}.metadata.value",
+                key_path=(*where, "metadata", "value"),
                 fix="write a whole percentage such as 60",
             ) from None
     else:
         raise ScaledObjectError(
             f"unknown metric type: {trigger.metric_type}, allowed values are 'Utilization' or "
             "'AverageValue'",
-            where=f"{where}.metricType",
+            key_path=(*where, "metricType"),
             fix="set metricType: Utilization or AverageValue",
         )
     container = trigger.metadata.get("containerName", "").strip()
@@ -733,21 +748,24 @@ def generated_hpa(
             raise ScaledObjectError(
                 f"trigger type {trigger.type!r} is not modelled by gpuscale "
                 "(prometheus, cpu and memory are)",
-                where=f"spec.triggers[{index}].type",
+                key_path=("spec", "triggers", index, "type"),
                 fix="use a prometheus trigger, or leave this ScaledObject out of the simulation",
             )
         params = (
             auth_params[index] if auth_params is not None and index < len(auth_params) else None
         )
         prom = parse_prometheus_trigger(
-            trigger.metadata, params, trigger_index=index, where=f"spec.triggers[{index}].metadata"
+            trigger.metadata,
+            params,
+            trigger_index=index,
+            key_path=("spec", "triggers", index, "metadata"),
         )
         try:
             target_type = metric_target_type(trigger.metric_type)
         except ValueError as exc:
             raise TriggerError(
                 str(exc),
-                where=f"spec.triggers[{index}].metricType",
+                key_path=("spec", "triggers", index, "metricType"),
                 fix="use AverageValue or Value",
             ) from None
         metrics.append(

@@ -39,7 +39,9 @@ def prometheus_trigger_of(
         try:
             return (
                 parse_prometheus_trigger(
-                    metadata, trigger_index=index, where=f"spec.triggers[{index}].metadata"
+                    metadata,
+                    trigger_index=index,
+                    key_path=("spec", "triggers", index, "metadata"),
                 ),
                 "",
             )
