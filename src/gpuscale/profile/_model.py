@@ -428,8 +428,6 @@ class AutoscalerSpec(_Model):
     )
     """The same for GPU nodes, on requested GPUs only
     (``--scale-down-gpu-utilization-threshold``)."""
-    max_node_provision_time: Period = ca.MAX_NODE_PROVISION_TIME_S
-    """A node not Ready by then counts as failed (``--max-node-provision-time``)."""
     expander: Literal["random", "least-waste", "most-pods", "price", "priority"] = "random"
     """Which pool to grow when several fit. Default: ``random`` on DOKS (DigitalOcean's
     documented default), ``least-waste`` elsewhere (upstream's current default)."""
@@ -465,10 +463,6 @@ class HpaSpec(_Model):
     downscale_stabilization: Delay = 300.0
     """Default scale-down stabilization window when a behavior does not set one
     (``--horizontal-pod-autoscaler-downscale-stabilization``)."""
-    cpu_initialization_period: Delay = 300.0
-    """``--horizontal-pod-autoscaler-cpu-initialization-period`` (resource metrics only)."""
-    initial_readiness_delay: Delay = 30.0
-    """``--horizontal-pod-autoscaler-initial-readiness-delay`` (resource metrics only)."""
 
 
 class PrometheusSpec(_Model):

@@ -258,10 +258,10 @@ _PROFILES: list[tuple[str, str, int, str, bool]] = [
         True,
     ),
     (
-        "autoscaler-provision-zero",
-        "autoscaler:\n  max_node_provision_time: 0\n",
+        "autoscaler-removed-key",
+        "autoscaler:\n  max_node_provision_time: 15m\n",
         2,
-        "autoscaler.max_node_provision_time",
+        "max_node_provision_time",
         True,
     ),
     (

@@ -73,7 +73,7 @@ def _load(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "hpa:\n  cpu_initialization_period: 1" + "0" * 400 + "\n",
+        "hpa:\n  downscale_stabilization: 1" + "0" * 400 + "\n",
         "node_pools:\n  - {name: g, size: s-4vcpu-8gb, count: 1, memory: 1" + "0" * 400 + "}\n",
         "node_pools:\n  - {name: g, size: s-4vcpu-8gb, count: 1" + "0" * 400 + "}\n",
     ],

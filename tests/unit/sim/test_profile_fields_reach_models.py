@@ -50,11 +50,7 @@ ELSEWHERE = {
 }
 """Read by another command, not by the simulation."""
 
-NOT_MODELLED = {
-    "autoscaler.max_node_provision_time": "no simulated node fails to come up",
-    "hpa.cpu_initialization_period": "resource (CPU) metrics only; KEDA's are external",
-    "hpa.initial_readiness_delay": "resource (CPU) metrics only; KEDA's are external",
-}
+NOT_MODELLED: dict[str, str] = {}
 """Documented upstream settings no simulated behaviour depends on yet."""
 
 CHANGES: dict[str, Any] = {
@@ -93,15 +89,12 @@ CHANGES: dict[str, Any] = {
     "autoscaler.scale_down_delay_after_failure": "7m",
     "autoscaler.scale_down_utilization_threshold": 0.25,
     "autoscaler.scale_down_gpu_utilization_threshold": 0.25,
-    "autoscaler.max_node_provision_time": "20m",
     "autoscaler.expander": "priority",
     "autoscaler.expander_priorities": {10: ["gpu.*"]},
     "autoscaler.max_nodes_total": 5,
     "hpa.sync_period": "20s",
     "hpa.tolerance": 0.2,
     "hpa.downscale_stabilization": "2m",
-    "hpa.cpu_initialization_period": "1m",
-    "hpa.initial_readiness_delay": "10s",
     "prometheus.release": "kps",
     "prometheus.selects_all_servicemonitors": True,
     "prometheus.namespace": "monitoring",

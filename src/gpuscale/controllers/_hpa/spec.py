@@ -196,6 +196,7 @@ class ScalingRules:
 
 
 DEFAULT_TOLERANCES = Tolerance()
+"""The controller's default tolerances: 10 % each way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,8 +213,6 @@ class HPAControllerOptions:
     """``--horizontal-pod-autoscaler-downscale-stabilization``: the scale-down window of an
     HPA without ``behavior``."""
 
-
-"""The controller's default tolerances: 10 % each way."""
 
 _DEFAULT_SCALE_UP = ScalingRules(
     stabilization_window_seconds=0,
