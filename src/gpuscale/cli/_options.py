@@ -139,6 +139,6 @@ def warn_token_flag(where: str) -> None:
     visible to every user of the machine (``ps``, ``/proc/<pid>/cmdline``)."""
     if where == "--setter-token":
         sys.stderr.write(
-            "warning: --setter-token's value shows in process listings (ps); set "
+            "gpuscale: warning: --setter-token's value shows in process listings (ps); set "
             f"{SETTER_TOKEN_ENV} instead\n"
         )

@@ -258,9 +258,9 @@ def test_a_setter_token_flag_is_warned_about_and_never_printed(
     assert main(["load", "--value", "7", "--setter-token", secret]) == 0
     out = capsys.readouterr()
     assert pod.requests[-1] == ("/?value=7", f"Bearer {secret}")
-    warnings = [line for line in out.err.splitlines() if line.startswith("warning:")]
+    warnings = [line for line in out.err.splitlines() if line.startswith("gpuscale: warning:")]
     assert warnings == [
-        "warning: --setter-token's value shows in process listings (ps); set "
+        "gpuscale: warning: --setter-token's value shows in process listings (ps); set "
         "GPUSCALE_SETTER_TOKEN instead"
     ]
     assert secret not in out.out + out.err

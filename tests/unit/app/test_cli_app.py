@@ -103,7 +103,7 @@ def test_flag_token_wins_over_the_environment(
         main(["app", "--setter-token", "from-flag"])
     assert caught.value.env[TOKEN_ENV] == "from-flag"
     err = capsys.readouterr().err
-    assert err.startswith("warning: --setter-token's value shows in process listings")
+    assert err.startswith("gpuscale: warning: --setter-token's value shows in process listings")
     assert TOKEN_ENV in err
     assert "from-flag" not in err
 
