@@ -44,8 +44,6 @@ from gpuscale.serving.presets import preset, presets
 
 __all__ = [
     "DEFAULT_LLM_PORT",
-    "GAUGE_FLAGS",
-    "LLM_FLAGS",
     "EngineLoop",
     "LlmConfig",
     "LlmResponder",
@@ -497,28 +495,6 @@ def _chat_tokens(messages: object) -> int:
             raise OpenAIError(400, f"messages[{index}].content must be a string")
         total += 4 + (_text_tokens(content) if content else 0)
     return total
-
-
-LLM_FLAGS = (
-    "gpu",
-    "model",
-    "served_model_name",
-    "max_num_seqs",
-    "max_num_batched_tokens",
-    "num_gpu_blocks",
-    "block_size",
-    "max_model_len",
-)
-"""Flags only ``--serve llm`` takes (parameter names)."""
-GAUGE_FLAGS = (
-    "metric_name",
-    "metric_help",
-    "shutdown_delay",
-    "allow_non_finite",
-    "runtime_metrics",
-    "setter_token",
-)
-"""Flags only the gauge server takes; ``--serve llm`` refuses them."""
 
 
 def llm_config_from_flags(
