@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         Manifest,
         ManifestSet,
         format_path,
+        nearest_location,
     )
     from gpuscale.manifests._render import render
     from gpuscale.manifests._validate import (
@@ -82,6 +83,7 @@ else:
                 "Manifest",
                 "ManifestSet",
                 "format_path",
+                "nearest_location",
             ),
             "gpuscale.manifests._render": ("render",),
             "gpuscale.manifests._validate": (
@@ -136,6 +138,7 @@ __all__ = [
     "is_templated",
     "kube_versions",
     "load_text",
+    "nearest_location",
     "parse_yaml",
     "render",
     "validate",

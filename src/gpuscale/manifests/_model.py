@@ -23,6 +23,7 @@ __all__ = [
     "Manifest",
     "ManifestSet",
     "format_path",
+    "nearest_location",
 ]
 
 IGNORE_COMMENT = re.compile(r"gpuscale:\s*ignore\[([^\]]*)\]")
@@ -41,6 +42,19 @@ class Location(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
+
+
+def nearest_location(positions: Mapping[KeyPath, Location], path: KeyPath) -> Location | None:
+    """Where the key (or list item) at ``path`` is written, else its nearest written
+    ancestor; ``None`` when nothing of the path is. One lookup for manifests and the
+    profile, whose loaders both record a position per key."""
+    probe = tuple(path)
+    while probe:
+        found = positions.get(probe)
+        if found is not None:
+            return found
+        probe = probe[:-1]
+    return None
 
 
 def format_path(path: KeyPath) -> str:
@@ -112,13 +126,7 @@ class Manifest:
         Falls back to the nearest ancestor that exists, then to the document itself, so a
         finding about a missing key points at the mapping that should hold it.
         """
-        probe = tuple(path)
-        while probe:
-            found = self.positions.get(probe)
-            if found is not None:
-                return found
-            probe = probe[:-1]
-        return self.source
+        return nearest_location(self.positions, path) or self.source
 
     def ignored_at(self, path: KeyPath = ()) -> frozenset[str]:
         """Rule slugs suppressed for ``path`` by ``# gpuscale: ignore[...]`` comments.

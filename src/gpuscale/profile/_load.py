@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from gpuscale.errors import ManifestError, ProfileError
-from gpuscale.manifests import KeyPath, Location, format_path, parse_yaml
+from gpuscale.manifests import KeyPath, Location, format_path, nearest_location, parse_yaml
 from gpuscale.profile._model import Profile, _admits, _seconds
 
 __all__ = ["load_profile_text"]
@@ -78,12 +78,7 @@ def _key_path(error: ErrorDetails) -> KeyPath:
 
 
 def _locate(path: KeyPath, positions: Mapping[KeyPath, Location], start: Location) -> Location:
-    probe = path
-    while probe:
-        if probe in positions:
-            return positions[probe]
-        probe = probe[:-1]
-    return start
+    return nearest_location(positions, path) or start
 
 
 def _convert(

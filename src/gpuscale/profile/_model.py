@@ -34,7 +34,7 @@ from pydantic import (
 
 from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.kube import Taint, format_duration, parse_duration, parse_quantity
-from gpuscale.manifests import KeyPath, Location
+from gpuscale.manifests import KeyPath, Location, nearest_location
 from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
 
 __all__ = [
@@ -671,13 +671,7 @@ class Profile(_Model):
         is written: its own line, else its nearest written ancestor's (a key the profile
         leaves to its default is reported at the section that would hold it); ``None``
         when nothing of the path is written (the built-in defaults)."""
-        probe = tuple(path)
-        while probe:
-            found = self._positions.get(probe)
-            if found is not None:
-                return found
-            probe = probe[:-1]
-        return None
+        return nearest_location(self._positions, path)
 
     def where(self, path: KeyPath) -> str:
         """``file:line`` of :meth:`line_of`, or the file's name (``defaults`` when the
