@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -250,18 +249,15 @@ def redact_json(value: Any) -> Any:
     return value
 
 
-def child_environment(
-    environ: Mapping[str, str] | None = None, *, keep: Iterable[str] = ()
-) -> dict[str, str]:
-    """The environment for a subprocess: ``environ`` (default ``os.environ``) without
+def child_environment(environ: Mapping[str, str], *, keep: Iterable[str] = ()) -> dict[str, str]:
+    """The environment for a subprocess: ``environ`` (the caller's ``os.environ``) without
     gpuscale's secrets (:data:`SECRET_ENV`) and without any variable whose value is a
     registered secret, except the names in ``keep`` (the workload server gets its own
     setter token). Every ``subprocess`` and ``exec`` gpuscale starts passes this."""
-    source = os.environ if environ is None else environ
     kept = set(keep)
     secrets = _registry.secrets
     return {
         name: value
-        for name, value in source.items()
+        for name, value in environ.items()
         if name in kept or (name not in SECRET_ENV and value.strip() not in secrets)
     }

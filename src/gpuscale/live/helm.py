@@ -316,13 +316,14 @@ class HelmRunner:
                     (directory / name).write_text(values_yaml(doc), encoding="utf-8")
                 args = [str(directory / a) if a in command.values else a for a in command.args]
                 self._on_output(f"$ {command.shell()}")
+                environ = os.environ if self._environ is None else self._environ
                 try:
                     done = self._run(
                         [self._helm, *args],
                         capture_output=True,
                         text=True,
                         check=False,
-                        env=child_environment(self._environ),
+                        env=child_environment(environ),
                     )
                 except OSError as exc:
                     raise UnavailableError(

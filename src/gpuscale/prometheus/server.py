@@ -11,6 +11,7 @@ openmetrics``) wrote. The clock used to wait for readiness is injectable.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -61,7 +62,7 @@ def prometheus_version(binary: str | None = None) -> str:
         text=True,
         check=False,
         timeout=30,
-        env=child_environment(),
+        env=child_environment(os.environ),
     )
     text = out.stdout + out.stderr
     for word in text.split():
@@ -87,7 +88,7 @@ def create_blocks_from_openmetrics(
         text=True,
         check=False,
         timeout=600,
-        env=child_environment(),
+        env=child_environment(os.environ),
     )
     if out.returncode != 0:
         lines = [line for line in (out.stderr + out.stdout).splitlines() if line.strip()]
@@ -186,7 +187,7 @@ class PrometheusServer:
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
                     cwd=self._workdir,
-                    env=child_environment(),
+                    env=child_environment(os.environ),
                 )
             self._proc = proc
             self.port = port
