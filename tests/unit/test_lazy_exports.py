@@ -16,7 +16,7 @@ import inspect
 
 import pytest
 
-LAZY_PACKAGES = ["gpuscale.manifests", "gpuscale.profile", "gpuscale.lint"]
+LAZY_PACKAGES = ["gpuscale.manifests", "gpuscale.profile", "gpuscale.lint", "gpuscale.sim"]
 
 
 def _type_checking_imports(tree: ast.Module) -> dict[str, set[str]]:
