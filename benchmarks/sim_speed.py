@@ -122,7 +122,7 @@ def main() -> None:
                 )
     load_end = os.getloadavg()
     lines = [
-        f"`.venv/bin/python benchmarks/sim_speed.py"
+        "`.venv/bin/python benchmarks/sim_speed.py"
         + (f" --baseline {options.baseline}" if options.baseline else "")
         + f" --repeats {options.repeats} {' '.join(options.cases)}` — CPython "
         f"{platform.python_version()}, {os.cpu_count()} CPUs, load average "

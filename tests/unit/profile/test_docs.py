@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import itertools
 import textwrap
 from pathlib import Path
 
@@ -50,7 +51,7 @@ def _described(model: type[BaseModel]) -> dict[str, str]:
             continue
         tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
         body = tree.body[0].body  # type: ignore[attr-defined]
-        for field, doc in zip(body, body[1:], strict=False):
+        for field, doc in itertools.pairwise(body):
             if (
                 isinstance(field, ast.AnnAssign)
                 and isinstance(field.target, ast.Name)
