@@ -10,8 +10,9 @@ writes them), then one line per workload with its request log, request by reques
 (arrival, latency — NaN unless served — and outcome: served, timed out, dropped,
 unfinished; start and end are arrival and arrival + latency).
 ``scripts/record_timeline_corpus.py`` writes them under ``tests/data/timeline-corpus/``;
-``test_timeline_corpus.py`` re-runs every case and compares line for line. Long runs are cut short (the 7-day trace replays 300 rows of the
-conversation trace for 15 minutes) so the whole corpus re-runs in seconds.
+``test_timeline_corpus.py`` re-runs every case and compares line for line. Long runs are
+cut short (the 7-day trace replays 300 rows of the conversation trace for 15 minutes) so
+the whole corpus re-runs in seconds.
 """
 
 from __future__ import annotations
