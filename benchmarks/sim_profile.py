@@ -39,14 +39,14 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     options = parser.parse_args()
     if options.case == "day":
-        import sim_trace  # noqa: PLC0415
+        import sim_trace
 
         sim_trace.run(1, 3600.0)  # warm the imports and caches
 
         def work() -> None:
             sim_trace.run(1, 86400.0)
     else:
-        import sim_tutorial  # noqa: PLC0415
+        import sim_tutorial
 
         sim_tutorial.run(1.0)
 

@@ -117,10 +117,10 @@ def _slope(points: list[tuple[float, float]]) -> float:
 
 
 def _plot(series: dict[str, list[tuple[float, float]]]) -> None:
-    import matplotlib  # noqa: PLC0415 - only for --write
+    import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(1, len(series), figsize=(4 * len(series), 3.4))
     for ax, (dimension, points) in zip(axes, series.items(), strict=True):

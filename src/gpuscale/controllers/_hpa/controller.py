@@ -435,7 +435,7 @@ class HorizontalPodAutoscaler:
         error: str | None = None
         if needs_metrics:
             proposals = tuple(
-                self._proposal(index, entry, current, status, ready, running, pending)
+                self._proposal(index, entry, (current, status, ready, running, pending))
                 for index, entry in enumerate(metric_values)
             )
             metric_desired, metric_label, error = self._combine(proposals, current, conditions)
@@ -526,43 +526,26 @@ class HorizontalPodAutoscaler:
         )
 
     def _proposal(
-        self,
-        index: int,
-        entry: MetricInput,
-        current: int,
-        status: int,
-        ready: int,
-        running: int,
-        pending: int,
+        self, index: int, entry: MetricInput, counts: tuple[int, int, int, int, int]
     ) -> MetricProposal:
-        """:meth:`_compute_metric` for ``metrics[index]``, remembered for the last inputs.
+        """:meth:`_compute_metric` for ``metrics[index]`` with ``counts`` (current, status,
+        ready, running, pending), remembered for the last inputs.
 
         The proposal is a pure function of the metric (fixed), the tolerances (fixed), the
-        samples and the four counts; a sync whose samples and counts equal the previous
-        sync's gets the previous proposal. Only lists of plain samples are remembered
-        (a failed fetch is cheap to answer again). The last one is kept per metric."""
-        if not isinstance(entry, list | tuple):
-            return self._compute(index, entry, current, status, ready, running, pending)
+        samples and the counts; a sync whose samples and counts equal the previous sync's
+        gets the previous proposal. Only lists of plain samples are remembered (a failed
+        fetch is cheap to answer again). The last one is kept per metric."""
         # the types too: 1 == 1.0, but a quantity's text is what its parse reads
-        key = (tuple(entry), tuple(map(type, entry)), current, status, ready, running, pending)
+        key = (
+            (tuple(entry), tuple(map(type, entry)), counts)
+            if isinstance(entry, list | tuple)
+            else None
+        )
         last = self._last_proposals.get(index)
-        if last is not None and last[0] == key:
+        if key is not None and last is not None and last[0] == key:
             return last[1]
-        proposal = self._compute(index, entry, current, status, ready, running, pending)
-        self._last_proposals[index] = (key, proposal)
-        return proposal
-
-    def _compute(
-        self,
-        index: int,
-        entry: MetricInput,
-        current: int,
-        status: int,
-        ready: int,
-        running: int,
-        pending: int,
-    ) -> MetricProposal:
-        return self._compute_metric(
+        current, status, ready, running, pending = counts
+        proposal = self._compute_metric(
             metric=self.metrics[index],
             entry=entry,
             current=current,
@@ -571,6 +554,9 @@ class HorizontalPodAutoscaler:
             running=running,
             pending=pending,
         )
+        if key is not None:
+            self._last_proposals[index] = (key, proposal)
+        return proposal
 
     def _compute_metric(
         self,
