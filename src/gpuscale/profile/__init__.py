@@ -11,6 +11,7 @@ gpuscale.yaml ─► load_profile_text ─► Profile (frozen; defaults and cata
                                   ├── hpa            HpaSpec
                                   ├── prometheus     PrometheusSpec
                                   ├── keda           KedaSpec
+                                  ├── timing         TimingSpec    (loop latencies)
                                   ├── workloads      {Deployment name: WorkloadSpec}
                                   └── catalogue      CatalogueEntry... (added to CATALOGUE)
 ```
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         Profile,
         PrometheusSpec,
         TaintSpec,
+        TimingSpec,
         WorkloadSpec,
     )
     from gpuscale.profile.catalogue import (
@@ -68,6 +70,7 @@ else:
                 "Profile",
                 "PrometheusSpec",
                 "TaintSpec",
+                "TimingSpec",
                 "WorkloadSpec",
             ),
             "gpuscale.profile.catalogue": (
@@ -96,6 +99,7 @@ __all__ = [
     "PrometheusSpec",
     "Size",
     "TaintSpec",
+    "TimingSpec",
     "WorkloadSpec",
     "load_profile_text",
     "size_for",

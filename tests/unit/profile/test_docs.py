@@ -27,6 +27,7 @@ from gpuscale.profile import (
     Profile,
     PrometheusSpec,
     TaintSpec,
+    TimingSpec,
     WorkloadSpec,
 )
 
@@ -39,6 +40,7 @@ MODELS = [
     KedaSpec,
     NodePool,
     PrometheusSpec,
+    TimingSpec,
     WorkloadSpec,
 ]
 
