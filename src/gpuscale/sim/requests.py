@@ -53,11 +53,21 @@ UNFINISHED = 3
 
 @dataclass(frozen=True, eq=False)
 class RequestLog:
-    """Every request of a workload: arrival, latency (NaN unless served) and outcome."""
+    """Every request of a workload, in arrival order: arrival, end-to-end latency (NaN
+    unless served) and outcome; for a ``vllm`` workload also its time to first token,
+    mean inter-token latency and queue time (``gpuscale.sim.serving``; NaN where the
+    request never got that far)."""
 
     arrivals: npt.NDArray[np.float64]
     latencies: npt.NDArray[np.float64]
     outcomes: npt.NDArray[np.int8]
+    ttft: npt.NDArray[np.float64] | None = None
+    """Seconds from arrival to the first token (``vllm`` workloads; else ``None``)."""
+    itl: npt.NDArray[np.float64] | None = None
+    """Mean seconds between the request's tokens after the first (vLLM's per-request
+    TPOT; NaN for one-token answers)."""
+    queue_time: npt.NDArray[np.float64] | None = None
+    """Seconds from arrival to first scheduled by the engine."""
 
     def __len__(self) -> int:
         return int(self.arrivals.shape[0])
@@ -69,6 +79,9 @@ class RequestLog:
 
 class ReplicaServer:
     """One replica's queue and slots, and what its ``/metrics`` reports."""
+
+    stopped_at = math.inf
+    """Never set: the queue model's replica drains after SIGTERM (the gpuscale app does)."""
 
     __slots__ = (
         "accepting",
@@ -350,6 +363,14 @@ class Router:
             server.pending.append(entry)
             if self._track_busy:
                 server.busy.append(entry)
+
+    def new_server(self, name: str, start: float) -> ReplicaServer:
+        """The queue and slots of a replica that serves from ``start``."""
+        return ReplicaServer(name, self.capacity.concurrency, len(self.bounds), start)
+
+    def terminate(self, server: ReplicaServer, now: float) -> None:
+        """The replica's process gets SIGTERM: it finishes what it holds (see
+        :meth:`drain_end`), so nothing changes here."""
 
     def add_endpoint(self, server: ReplicaServer, now: float) -> None:
         """Start routing to ``server`` at ``now`` (call after :meth:`advance` to ``now``)."""
