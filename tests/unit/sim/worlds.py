@@ -40,12 +40,12 @@ __all__ = [
     "cpu_pool",
     "gpu_pool",
     "llm_inputs",
-    "vllm_inputs",
     "llm_workload",
     "nvidia_pool",
     "stand_in_hpa",
     "tutorial_spec",
     "tutorial_workload",
+    "vllm_inputs",
 ]
 
 AMD = {"doks.digitalocean.com/gpu-brand": "amd"}
