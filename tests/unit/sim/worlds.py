@@ -285,10 +285,13 @@ def vllm_inputs(
     max_num_seqs: int = 256,
     threshold: int = 20,
     max_nodes: int | None = None,
+    query: str = VLLM_QUERY,
+    replicas: tuple[int, int] = (1, 20),
 ) -> SimulationInputs:
     """:func:`llm_inputs` served by vLLM: the container runs ``vllm serve`` with the model,
     the profile has ``serving.kind: vllm`` with ``preset``, and the ScaledObject reads
-    ``vllm:num_requests_waiting + vllm:num_requests_running`` (``threshold`` per replica)."""
+    ``vllm:num_requests_waiting + vllm:num_requests_running`` (``threshold`` per replica),
+    or ``query`` (``{name}`` is the workload's), between ``replicas`` (min, max)."""
     names = [f"llm-{i}" for i in range(workloads)]
     text = "---\n".join(
         LLM_MANIFESTS.format(name=n)
@@ -301,15 +304,17 @@ def vllm_inputs(
         .replace(
             f'sum(gpuscale_requests_in_flight{{namespace="llm", service="{n}"}})\n'
             f'          + sum(gpuscale_requests_queued{{namespace="llm", service="{n}"}})',
-            VLLM_QUERY.format(name=n).replace("{{", "{").replace("}}", "}"),
+            query.format(name=n).replace("{{", "{").replace("}}", "}"),
         )
+        .replace("minReplicaCount: 1", f"minReplicaCount: {replicas[0]}")
+        .replace("maxReplicaCount: 20", f"maxReplicaCount: {replicas[1]}")
         for n in names
     )
     manifests = ManifestSet(load_text(text, "vllm.yaml"))
     profile = load_profile_text(
         LLM_PROFILE.format(
-            min_nodes=workloads,
-            max_nodes=max_nodes or 20 * workloads,
+            min_nodes=workloads * replicas[0],
+            max_nodes=max_nodes or replicas[1] * workloads,
             workloads="".join(
                 VLLM_WORKLOAD.format(name=n, preset=preset, max_num_seqs=max_num_seqs)
                 for n in names
