@@ -22,7 +22,7 @@ from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
 from gpuscale.sim.load_checks import check_capacity, step_workload
 from gpuscale.sim.requests import Router
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
-from gpuscale.sim.serving import EngineRouter
+from gpuscale.sim.serving import EngineRouter, reads_histograms
 from gpuscale.sim.specs import RequestCapacity
 from gpuscale.sim.traces import Trace
 from gpuscale.timeline import Decision
@@ -152,6 +152,7 @@ class LoadDriver:
                     seed=router_seed + index,
                     round_robin=round_robin,
                     track_busy=self._track_busy,
+                    histograms=reads_histograms(world.scrape.keep),
                 )
             world.servers[workload.spec.key] = []
             if trace is not None:

@@ -50,7 +50,7 @@ from gpuscale.sim.load import WINDOW_S, ArrivalSource
 from gpuscale.sim.requests import DROPPED, TIMED_OUT, UNFINISHED, RequestLog
 from gpuscale.sim.specs import EngineCapacity
 
-__all__ = ["VLLM_NAMES", "EngineRouter", "EngineServer", "series_keys"]
+__all__ = ["VLLM_NAMES", "EngineRouter", "EngineServer", "reads_histograms", "series_keys"]
 
 VLLM_NAMES = frozenset(
     name
@@ -84,9 +84,17 @@ class EngineServer:
         "track_busy",
     )
 
-    def __init__(self, name: str, capacity: EngineCapacity, start: float, *, track_busy: bool):
+    def __init__(
+        self,
+        name: str,
+        capacity: EngineCapacity,
+        start: float,
+        *,
+        track_busy: bool,
+        itl: bool = True,
+    ) -> None:
         self.name = name
-        self.engine = Engine(capacity.config, capacity.cost)
+        self.engine = Engine(capacity.config, capacity.cost, itl=itl)
         self.engine.free_at = start  # the program serves from ``start``; no step before
         self.metrics = ServingMetrics(capacity.model_name)
         self.busy: deque[list[float]] = deque()
@@ -140,6 +148,14 @@ class EngineServer:
             else:
                 values += [0.0] * (len(histogram.buckets) + 3)
         return values
+
+
+def reads_histograms(keep: frozenset[str] | None) -> bool:
+    """Whether a scrape that keeps ``keep`` (every name when ``None``) stores any of the
+    vLLM histograms' series."""
+    return keep is None or any(
+        name.endswith(("_bucket", "_sum", "_count")) for name in VLLM_NAMES & keep
+    )
 
 
 def series_keys(model_name: str) -> tuple[tuple[tuple[str, str], ...], ...]:
@@ -197,6 +213,7 @@ class EngineRouter:
         seed: int,
         round_robin: bool = False,
         track_busy: bool = True,
+        histograms: bool = True,
     ) -> None:
         if not source.has_tokens:
             raise ValueError("a vllm workload needs requests with prompt and output tokens")
@@ -221,6 +238,9 @@ class EngineRouter:
         self._rng = np.random.default_rng(seed)
         self._round_robin = round_robin
         self._track_busy = track_busy
+        self._histograms = histograms
+        """Whether anything reads the latency histograms; without, the engines skip the
+        per-token intervals (the ITL histogram then stays empty)."""
         self._rr = 0
         self._window = -1
         self._times: list[float] = []
@@ -230,7 +250,9 @@ class EngineRouter:
 
     def new_server(self, name: str, start: float) -> EngineServer:
         """The engine of a replica that serves from ``start``."""
-        return EngineServer(name, self.capacity, start, track_busy=self._track_busy)
+        return EngineServer(
+            name, self.capacity, start, track_busy=self._track_busy, itl=self._histograms
+        )
 
     # -- arrivals -------------------------------------------------------------------
 

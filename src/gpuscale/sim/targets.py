@@ -23,7 +23,7 @@ from gpuscale.controllers import kube_state_metrics as ksm
 from gpuscale.sim.cluster import Node, Pod
 from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget, SeriesKey
-from gpuscale.sim.serving import VLLM_NAMES, EngineRouter, EngineServer, series_keys
+from gpuscale.sim.serving import EngineRouter, EngineServer, reads_histograms, series_keys
 
 if TYPE_CHECKING:
     from gpuscale.sim.world import World
@@ -297,10 +297,7 @@ def _engine_target(  # noqa: PLR0917 - pod_target's pieces, handed on
     (``gpuscale.sim.serving.series_keys``)."""
     spec = pod.workload.spec
     fixed_keys = (*gauge_keys, *series_keys(router.capacity.model_name))
-    keep = world.scrape.keep
-    histograms = keep is None or any(
-        name.endswith(("_bucket", "_sum", "_count")) for name in VLLM_NAMES & keep
-    )
+    histograms = reads_histograms(world.scrape.keep)
 
     def collect(now: float) -> tuple[Sequence[SeriesKey], Sequence[float]] | None:
         if now >= pod.gone_at or pod.state == "Gone" or now < pod.serving_at:
