@@ -306,6 +306,7 @@ def vllm_inputs(
             f'          + sum(gpuscale_requests_queued{{namespace="llm", service="{n}"}})',
             query.format(name=n).replace("{{", "{").replace("}}", "}"),
         )
+        .replace("  replicas: 2", f"  replicas: {replicas[0]}")
         .replace("minReplicaCount: 1", f"minReplicaCount: {replicas[0]}")
         .replace("maxReplicaCount: 20", f"maxReplicaCount: {replicas[1]}")
         for n in names
