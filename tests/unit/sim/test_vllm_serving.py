@@ -180,3 +180,12 @@ def test_histogram_quantile_over_vllms_ttft_buckets_runs_unchanged() -> None:
     bucket = next(i for i, b in enumerate(bounds) if b >= exact)
     assert bounds[max(bucket - 2, 0)] <= p90 <= bounds[bucket + 1]
     assert 0.5 * exact <= p90 <= 2 * exact
+
+
+def test_the_work_estimate_weighs_engine_requests() -> None:
+    from gpuscale.sim.budget import ENGINE_REQUEST, estimate_work  # noqa: PLC0415
+
+    trace = read_trace(CONV)
+    estimate = estimate_work(vllm_inputs(), horizon_s=1800.0, traces={"llm-0": trace})
+    assert estimate.engine_requests == estimate.requests == len(trace)
+    assert estimate.total == estimate.loop_events + ENGINE_REQUEST * len(trace)
