@@ -183,7 +183,7 @@ def test_histogram_quantile_over_vllms_ttft_buckets_runs_unchanged() -> None:
 
 
 def test_the_work_estimate_weighs_engine_requests() -> None:
-    from gpuscale.sim.budget import ENGINE_REQUEST, estimate_work  # noqa: PLC0415
+    from gpuscale.sim.budget import ENGINE_REQUEST, estimate_work
 
     trace = read_trace(CONV)
     estimate = estimate_work(vllm_inputs(), horizon_s=1800.0, traces={"llm-0": trace})
