@@ -76,6 +76,35 @@ class RequestLog:
         """Requests with ``outcome``."""
         return int(np.count_nonzero(self.outcomes == outcome))
 
+    def attained(
+        self,
+        *,
+        ttft_s: float | None = None,
+        itl_s: float | None = None,
+        e2e_s: float | None = None,
+    ) -> float:
+        """Fraction of all requests served within every bound given (SLO attainment): a
+        request timed out, dropped or unfinished misses; a one-token answer has no ITL and
+        meets an ITL bound. TTFT/ITL bounds need a ``vllm`` workload's log. 1.0 when
+        there are no requests."""
+        if not len(self):
+            return 1.0
+        ok = self.outcomes == SERVED
+        for bound, column, name in (
+            (ttft_s, self.ttft, "ttft"),
+            (itl_s, self.itl, "itl"),
+            (e2e_s, self.latencies, "e2e"),
+        ):
+            if bound is None:
+                continue
+            if column is None:
+                raise ValueError(f"this log has no {name} (not a serving.kind vllm workload)")
+            within = column <= bound
+            if name == "itl":
+                within |= np.isnan(column)
+            ok &= within
+        return float(np.count_nonzero(ok)) / len(self)
+
 
 class ReplicaServer:
     """One replica's queue and slots, and what its ``/metrics`` reports."""

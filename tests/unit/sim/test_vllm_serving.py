@@ -189,3 +189,17 @@ def test_the_work_estimate_weighs_engine_requests() -> None:
     estimate = estimate_work(vllm_inputs(), horizon_s=1800.0, traces={"llm-0": trace})
     assert estimate.engine_requests == estimate.requests == len(trace)
     assert estimate.total == estimate.loop_events + ENGINE_REQUEST * len(trace)
+
+
+def test_slo_attainment_from_the_log() -> None:
+    rows = [(0.0, 100, 10), (0.0, 100, 1), (0.0, 4000, 10), (99.9, 4000, 500)]
+    router = _router(rows)
+    server = router.new_server("p", 0.0)
+    router.add_endpoint(server, 0.0)
+    log = router.finish(100.0, [server])  # the last one is still to come: unfinished
+    assert log.ttft is not None
+    assert log.attained() == 0.75
+    fast = float(np.nanmax(log.ttft[:2]))
+    assert log.attained(ttft_s=fast) == 0.5  # the 4000-token prompt's TTFT is longer
+    assert log.attained(itl_s=1e-9) == 0.25  # only the one-token answer has no ITL
+    assert log.attained(ttft_s=fast, e2e_s=100.0) == 0.5
