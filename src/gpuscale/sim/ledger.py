@@ -51,9 +51,9 @@ class Ledger:
         self._gpu_seconds: dict[str, float] = {p.name: 0.0 for p in pools}
         self._idle_gpu_seconds: dict[str, float] = {p.name: 0.0 for p in pools}
         self._closed_node_seconds: dict[str, float] = {p.name: 0.0 for p in pools}
-        self._live: dict[int, tuple[str, float]] = {}
-        """(pool, created_at) of every node not gone, in the order they came (the world's
-        node list's order, so sums over it add in the same order)."""
+        self._live: dict[str, dict[int, float]] = {p.name: {} for p in pools}
+        """Per pool, the created_at of every node not gone, in the order they came (the
+        world's node list's order, so each pool's sum adds in the same order)."""
         self.added: dict[str, int] = {p.name: 0 for p in pools}
         self.removed: dict[str, int] = {p.name: 0 for p in pools}
         self.gpus_state: dict[str, tuple[int, int]] = {p.name: (0, 0) for p in pools}
@@ -65,20 +65,23 @@ class Ledger:
 
     def node_added(self, node: Node) -> None:
         self.added[node.pool.name] += 1
-        self._live[id(node)] = (node.pool.name, node.created_at)
+        self._live[node.pool.name][id(node)] = node.created_at
         self.gpus_stale = True
 
     def node_gone(self, node: Node, now: float) -> None:
         self._closed_node_seconds[node.pool.name] += now - node.created_at
         self.removed[node.pool.name] += 1
-        del self._live[id(node)]
+        del self._live[node.pool.name][id(node)]
         self.gpus_stale = True
 
     def node_seconds(self, t: float) -> dict[str, float]:
         """Node-seconds per pool from the start up to ``t``."""
         result = dict(self._closed_node_seconds)
-        for pool, created in self._live.values():
-            result[pool] += t - created
+        for pool, live in self._live.items():
+            seconds = result[pool]
+            for created in live.values():
+                seconds += t - created
+            result[pool] = seconds
         return result
 
     def cost(self, t: float) -> float:
