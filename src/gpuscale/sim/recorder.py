@@ -58,7 +58,17 @@ def header_of(spec: SimulationSpec, seed: int) -> Header:
 class Recorder:
     """Collects decisions and writes a record whenever the world changed."""
 
-    __slots__ = ("_dirty", "_flush", "_world", "changes", "decisions", "nodes_shown", "records")
+    __slots__ = (
+        "_dirty",
+        "_flush",
+        "_gpus_shown",
+        "_load_shown",
+        "_world",
+        "changes",
+        "decisions",
+        "nodes_shown",
+        "records",
+    )
 
     def __init__(self, world: World) -> None:
         self._world = world
@@ -69,6 +79,8 @@ class Recorder:
         """Counts every change the timeline sees (which includes every change of what
         kube-state-metrics reports)."""
         self._flush: Handle | None = None
+        self._gpus_shown: dict[str, dict[str, int]] = {}
+        self._load_shown: dict[str, float] = {}
         self.nodes_shown: dict[str, dict[str, int]] | None = None
         """Nodes per pool and state as last recorded; None once a node came, went or
         changed state (the world sets it), so it is counted again only then."""
@@ -105,6 +117,14 @@ class Recorder:
         # last ones stand
         if ledger.gpus_stale:
             ledger.observe_gpus(world.nodes)
+            self._gpus_shown = {
+                pool: {"total": total, "busy": busy}
+                for pool, (total, busy) in ledger.gpus_state.items()
+                if total
+            }
+        # records share what did not change (fewer objects for the collector to walk)
+        if world.load_values != self._load_shown:
+            self._load_shown = dict(world.load_values)
         states = []
         for workload in world.workloads.values():
             state = workload.shown
@@ -123,13 +143,9 @@ class Recorder:
             workloads=tuple(states),
             nodes=nodes,
             cost_usd=ledger.cost(now),
-            load=dict(world.load_values),
+            load=self._load_shown,
             decisions=tuple(self.decisions),
-            gpus={
-                pool: {"total": total, "busy": busy}
-                for pool, (total, busy) in ledger.gpus_state.items()
-                if total
-            },
+            gpus=self._gpus_shown,
         )
         self.decisions = []
         self.records.append(record)
