@@ -125,12 +125,7 @@ class Recorder:
         # records share what did not change (fewer objects for the collector to walk)
         if world.load_values != self._load_shown:
             self._load_shown = dict(world.load_values)
-        states = []
-        for workload in world.workloads.values():
-            state = workload.shown
-            if state is None:
-                state = workload.shown = _workload_state(workload)
-            states.append(state)
+        states = tuple([w.shown or _workload_state(w) for w in world.workloads.values()])
         nodes = self.nodes_shown
         if nodes is None:
             nodes = {}
@@ -140,7 +135,7 @@ class Recorder:
             self.nodes_shown = nodes
         record = Record(
             t=now,
-            workloads=tuple(states),
+            workloads=states,
             nodes=nodes,
             cost_usd=ledger.cost(now),
             load=self._load_shown,
@@ -152,6 +147,7 @@ class Recorder:
 
 
 def _workload_state(workload: Workload) -> WorkloadState:
+    """What the timeline shows of ``workload`` now, kept as its ``shown`` state."""
     phases: dict[str, int] = {}
     ready = 0
     for pod in workload.pods.values():
@@ -161,7 +157,7 @@ def _workload_state(workload: Workload) -> WorkloadState:
             ready += 1
     status = len(workload.pods) - phases.get("Terminating", 0) - phases.get("Gone", 0)
     phases.pop("Gone", None)
-    return WorkloadState(
+    state = workload.shown = WorkloadState(
         workload.spec.key,
         workload.spec_replicas,
         status,
@@ -170,3 +166,4 @@ def _workload_state(workload: Workload) -> WorkloadState:
         phases,
         dict(workload.metrics),
     )
+    return state
