@@ -9,7 +9,9 @@ rule per upstream loop (``docs/timing.md`` derives the consequences):
   informer's ``AddFunc`` (``enqueueHPA``) puts a new HPA into the work queue with
   ``AddRateLimited``, and the HPA rate limiter (``rate_limiters.go``,
   ``FixedItemIntervalRateLimiter``) always answers the sync period, so the first sync
-  is one period after the HPA is created. Each sync runs in ``processNextWorkItem``: the
+  is one period after the HPA is created (kubernetes/kubernetes ``horizontal.go`` at
+  0006726; the master fork at a769d588 that ``controllers/hpa.py`` follows adds a new
+  HPA with ``queue.Add``, at once; the simulator keeps the rate-limited add). Each sync runs in ``processNextWorkItem``: the
   worker takes the key, reconciles (GET scale, the metrics API, status update), and only
   then re-adds the key with ``AddRateLimited`` — so the next sync starts a sync period
   after this one *finished*, and the loop drifts by one reconcile per period
