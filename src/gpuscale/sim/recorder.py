@@ -151,9 +151,9 @@ def _workload_state(workload: Workload) -> WorkloadState:
     phases: dict[str, int] = {}
     ready = 0
     for pod in workload.pods.values():
-        state = pod.state
-        phases[state] = phases.get(state, 0) + 1
-        if state == "Ready":
+        phase = pod.state
+        phases[phase] = phases.get(phase, 0) + 1
+        if phase == "Ready":
             ready += 1
     status = len(workload.pods) - phases.get("Terminating", 0) - phases.get("Gone", 0)
     phases.pop("Gone", None)
