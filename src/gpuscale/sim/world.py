@@ -198,10 +198,17 @@ class World:
         for gauge in workload.spec.gauges:
             pod.gauges[gauge] = 0.0
         workload.pods[pod.key] = pod
+        self._pod_changed(pod)
         self._pending[pod.key] = pod
         self.cluster_version += 1
         self.recorder.touch()
         return pod
+
+    def _pod_changed(self, pod: Pod) -> None:
+        """A pod was added, changed state or went: what the timeline shows of its
+        workload and of the GPUs must be taken again (``Workload.shown``, the ledger)."""
+        pod.workload.shown = None
+        self.ledger.gpus_stale = True
 
     def _warm_place(self, pod: Pod) -> None:
         views = [n.view() for n in self.nodes if n.state == "ready"]
@@ -268,6 +275,7 @@ class World:
         pod.ip = f"10.244.{node.index}.{len(node.pods) + 10}"
         node.add(pod)
         pod.state = "Starting"
+        self._pod_changed(pod)
         spec = pod.workload.spec
         if not warm:
             self.recorder.decide(
@@ -324,6 +332,7 @@ class World:
         pod.state = "Ready"
         pod.ready_since = now
         workload = pod.workload
+        self._pod_changed(pod)
         spec = workload.spec
         if spec.min_ready_s > 0 and not warm:
             pod.handles.append(
@@ -383,6 +392,7 @@ class World:
             self._pod_gone(pod)
             return
         pod.state = "Terminating"
+        self._pod_changed(pod)
         router = pod.workload.router
         if router is not None and pod.server is not None:
             # SIGTERM now: a queue replica drains, a vLLM engine aborts what it holds
@@ -433,6 +443,7 @@ class World:
         pod.state = "Gone"
         self.cluster_version += 1
         workload = pod.workload
+        self._pod_changed(pod)
         if pod.server is not None and workload.router is not None:
             workload.router.advance(now)
             gone_at = pod.server.gone_at if math.isfinite(pod.server.gone_at) else now
@@ -491,6 +502,7 @@ class World:
         labels = self.provider.node_labels(dict(pool.labels), pool.name, name)
         node = Node(pool, self._node_index, name, self.engine.now, labels)
         self.nodes.append(node)
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         self.ledger.node_added(node)
         self.recorder.touch()
@@ -498,6 +510,7 @@ class World:
 
     def node_ready(self, node: Node, *, initial: bool = False) -> None:
         node.state = "ready"
+        self.recorder.nodes_shown = None
         node.ready_at = self.engine.now
         self.cluster_version += 1
         if node.gpu_resource is not None and self.spec.prometheus.gpu_exporters:
@@ -517,6 +530,7 @@ class World:
 
     def start_node_deletion(self, node: Node) -> None:
         node.state = "deleting"
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         node.taints = (
             *node.taints,
@@ -573,6 +587,7 @@ class World:
         now = self.engine.now
         node.gone_at = now
         node.state = "gone"
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         self.nodes.remove(node)
         self.ledger.node_gone(node, now)
@@ -601,7 +616,7 @@ class World:
             header=header_of(self.spec, self.seed),
             records=tuple(self.recorder.records),
             requests=logs,
-            cost=self.ledger.report(self.nodes, until),
+            cost=self.ledger.report(until),
             until=until,
             events=0,
             scrapes=self.scrape.scrapes,
