@@ -12,6 +12,7 @@ gpuscale.yaml ─► load_profile_text ─► Profile (frozen; defaults and cata
                                   ├── prometheus     PrometheusSpec
                                   ├── keda           KedaSpec
                                   ├── workloads      {Deployment name: WorkloadSpec}
+                                  │                    └── serving  ServingSpec (queue | vllm)
                                   └── catalogue      CatalogueEntry... (added to CATALOGUE)
 ```
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         KEDA_CHART,
         KUBE_PROMETHEUS_STACK_CHART,
         AutoscalerSpec,
+        CalibrationSpec,
         CatalogueEntry,
         ClusterSpec,
         HpaSpec,
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
         NodePool,
         Profile,
         PrometheusSpec,
+        ServingSpec,
+        StepCostSpec,
         TaintSpec,
         WorkloadSpec,
     )
@@ -60,6 +64,7 @@ else:
                 "KEDA_CHART",
                 "KUBE_PROMETHEUS_STACK_CHART",
                 "AutoscalerSpec",
+                "CalibrationSpec",
                 "CatalogueEntry",
                 "ClusterSpec",
                 "HpaSpec",
@@ -67,6 +72,8 @@ else:
                 "NodePool",
                 "Profile",
                 "PrometheusSpec",
+                "ServingSpec",
+                "StepCostSpec",
                 "TaintSpec",
                 "WorkloadSpec",
             ),
@@ -87,6 +94,7 @@ __all__ = [
     "KUBE_PROMETHEUS_STACK_CHART",
     "PRICES_READ",
     "AutoscalerSpec",
+    "CalibrationSpec",
     "CatalogueEntry",
     "ClusterSpec",
     "HpaSpec",
@@ -94,7 +102,9 @@ __all__ = [
     "NodePool",
     "Profile",
     "PrometheusSpec",
+    "ServingSpec",
     "Size",
+    "StepCostSpec",
     "TaintSpec",
     "WorkloadSpec",
     "load_profile_text",

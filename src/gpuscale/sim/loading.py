@@ -22,6 +22,7 @@ from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
 from gpuscale.sim.load_checks import check_capacity, step_workload
 from gpuscale.sim.requests import Router
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
+from gpuscale.sim.specs import RequestCapacity
 from gpuscale.sim.traces import Trace
 from gpuscale.timeline import Decision
 
@@ -121,6 +122,12 @@ class LoadDriver:
                 continue
             capacity = workload.spec.capacity
             assert capacity is not None  # check_capacity above
+            if not isinstance(capacity, RequestCapacity):
+                raise InputError(
+                    f"workload {workload.spec.name}: serving.kind vllm is not simulated yet",
+                    where=f"workloads.{workload.spec.name}.serving.kind",
+                    fix="use serving.kind queue for now",
+                )
             if trace is not None:
                 source: TraceSource | RateSource = TraceSource(trace)
             else:
