@@ -46,6 +46,18 @@ def test_the_older_kv_name_counts_too() -> None:
     assert len(only(lint_yaml(text), "kv-cache-only-trigger")) == 1
 
 
+def test_the_profile_s_serving_preset_sets_the_arithmetic() -> None:
+    profile = make_profile(
+        node_pools=[gpu_pool("gpu", "gpu-mi300x1-192gb", 2)],
+        workloads={"web": {"serving": {"kind": "vllm", "preset": "mi300x/qwen2.5-7b"}}},
+    )
+    text = _set("'avg(vllm:kv_cache_usage_perc)'")
+    [finding] = only(lint_yaml(text, profile=profile), "kv-cache-only-trigger")
+    assert "mi300x/qwen2.5-7b" in finding.why
+    blocks = preset("mi300x", "qwen2.5-7b").engine_config().usable_blocks
+    assert f"of {blocks} blocks" in finding.why
+
+
 # --- gpu-utilization-trigger-llm ---------------------------------------------------------
 
 

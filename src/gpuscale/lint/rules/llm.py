@@ -2,9 +2,9 @@
 
 An LLM server is recognised by what the set says: a trigger that reads a ``vllm:``
 metric, or a target workload whose container image, command or arguments name vLLM.
-The arithmetic in the findings uses the serving model (:mod:`gpuscale.serving`): the
-preset of the GPU × model the profile names when it does, else H100 × Llama-3.1-8B,
-said so in the finding.
+A profile whose workload has ``serving.kind: vllm`` says so too. The arithmetic in the
+findings uses the serving model (:mod:`gpuscale.serving`): the preset of the GPU × model
+the profile names when it does, else H100 × Llama-3.1-8B, said so in the finding.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from gpuscale.lint.rules._common import (
     target_workload,
 )
 from gpuscale.manifests import Workload
+from gpuscale.profile import ServingSpec
 from gpuscale.serving import METRICS
 from gpuscale.serving.presets import ServingPreset, preset
 
@@ -100,21 +101,24 @@ def _is_llm_server(ctx: LintContext, so: ScaledObjectView) -> bool:
         for t in prometheus_triggers(ctx)
         if t.so is so
     )
-    return reads_vllm or _names_vllm(target_workload(ctx, so))
+    work = target_workload(ctx, so)
+    return reads_vllm or _names_vllm(work) or _serving(ctx, work) is not None
+
+
+def _serving(ctx: LintContext, work: Workload | None) -> ServingSpec | None:
+    """The profile's ``serving`` of the workload when it is ``kind: vllm``."""
+    if ctx.profile is None or work is None:
+        return None
+    serving = ctx.profile.workload(work.name).serving
+    return serving if serving.kind == "vllm" else None
 
 
 def _preset_for(ctx: LintContext, so: ScaledObjectView) -> tuple[ServingPreset, str]:
     """The serving preset the arithmetic uses and how it was chosen."""
-    work = target_workload(ctx, so)
-    if ctx.profile is not None and work is not None:
-        serving = getattr(ctx.profile.workload(work.name), "serving", None)
-        named = getattr(serving, "preset", None)
-        if isinstance(named, str) and "/" in named:
-            gpu, _, model = named.partition("/")
-            try:
-                return preset(gpu, model), f"the profile's serving preset {named}"
-            except KeyError:
-                pass
+    serving = _serving(ctx, target_workload(ctx, so))
+    if serving is not None and serving.preset is not None:
+        gpu, _, model = serving.preset.partition("/")
+        return preset(gpu, model), f"the profile's serving preset {serving.preset}"
     gpu, model = _DEFAULT_PRESET
     return preset(gpu, model), f"{gpu}/{model} (the profile names no serving preset)"
 
