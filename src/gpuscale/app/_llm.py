@@ -39,6 +39,7 @@ from gpuscale.serving import (
     RequestSpec,
     ServingMetrics,
     Step,
+    StepCost,
 )
 from gpuscale.serving.presets import preset, presets
 
@@ -50,6 +51,7 @@ __all__ = [
     "OpenAIError",
     "llm_config_from_flags",
     "new_llm_registry",
+    "parse_step_cost",
 ]
 
 DEFAULT_LLM_PORT = 8000
@@ -79,6 +81,9 @@ class LlmConfig:
     num_gpu_blocks: int | None = None
     block_size: int | None = None
     max_model_len: int = 8192
+    step_cost: tuple[tuple[str, float], ...] = ()
+    """Step-cost terms that replace the preset's (``--step-cost base=0.02,...``): an
+    emulator with known parameters, for ``gpuscale calibrate`` to recover."""
     log_level: str = "info"
     grace_period: float = 10.0
 
@@ -107,6 +112,13 @@ class LlmConfig:
                 where="--log-level",
                 fix="use one of debug, info, warning, error",
             )
+        if self.step_cost:
+            try:
+                self.engine()
+            except ValueError as error:
+                raise InputError(
+                    str(error), where="--step-cost", fix="give at least one term a time > 0"
+                ) from None
         if self.max_model_len < 2:
             raise InputError(
                 "too small", where="--max-model-len", fix="pass --max-model-len >= 2, e.g. 8192"
@@ -126,7 +138,15 @@ class LlmConfig:
             max_num_batched_tokens=self.max_num_batched_tokens or base.max_num_batched_tokens,
             block_size=self.block_size or base.block_size,
         )
-        return Engine(config, chosen.step_cost())
+        cost = chosen.step_cost()
+        terms = {
+            "base": cost.base,
+            "prefill_token": cost.prefill_token,
+            "decode_seq": cost.decode_seq,
+            "context_token": cost.context_token,
+        }
+        terms.update(dict(self.step_cost))
+        return Engine(config, StepCost(**terms))
 
 
 class _Stream:
@@ -290,6 +310,8 @@ class _Parsed:
     max_tokens: int
     stream: bool
     include_usage: bool
+    continuous_usage: bool = False
+    """vLLM's ``stream_options.continuous_usage_stats``: usage in every chunk."""
 
 
 class LlmResponder:
@@ -357,7 +379,14 @@ class LlmResponder:
         options = data.get("stream_options") or {}
         if not isinstance(options, dict):
             raise OpenAIError(400, "stream_options must be an object")
-        return _Parsed(chat, prompt_tokens, max_tokens, stream, bool(options.get("include_usage")))
+        return _Parsed(
+            chat,
+            prompt_tokens,
+            max_tokens,
+            stream,
+            bool(options.get("include_usage")),
+            bool(options.get("continuous_usage_stats")),
+        )
 
     def submit(self, parsed: _Parsed) -> tuple[str, _Stream]:
         try:
@@ -426,13 +455,15 @@ class LlmResponder:
         else:
             choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": reason}
             kind = "text_completion"
-        payload = {
+        payload: dict[str, Any] = {
             "id": request_id,
             "object": kind,
             "created": int(time.time()),
             "model": self.config.name,
             "choices": [choice],
         }
+        if parsed.continuous_usage:
+            payload["usage"] = _usage(parsed.prompt_tokens, end)
         return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
     def usage_chunk(self, parsed: _Parsed, request_id: str, tokens: int) -> bytes:
@@ -510,6 +541,7 @@ def llm_config_from_flags(
     for name in ("max_num_seqs", "max_num_batched_tokens", "num_gpu_blocks", "block_size"):
         numbers[name] = _whole(flags.get(name), "--" + name.replace("_", "-"))
     max_model_len = _whole(flags.get("max_model_len"), "--max-model-len")
+    step_cost = parse_step_cost(flags.get("step_cost"))
     return LlmConfig(
         host=host,
         port=DEFAULT_LLM_PORT if port is None else _port(port),
@@ -517,10 +549,44 @@ def llm_config_from_flags(
         model=(flags.get("model") or "llama-3.1-8b").strip().lower(),
         served_model_name=flags.get("served_model_name"),
         max_model_len=8192 if max_model_len is None else max_model_len,
+        step_cost=step_cost,
         log_level=log_level.strip().lower(),
         grace_period=grace_period,
         **numbers,
     )
+
+
+_TERMS = ("base", "prefill_token", "decode_seq", "context_token")
+
+
+def parse_step_cost(text: str | None) -> tuple[tuple[str, float], ...]:
+    """``base=0.02,decode_seq=5e-4`` as ``(("base", 0.02), ("decode_seq", 0.0005))``.
+
+    Each term at most once, each value a finite number >= 0 (Python float syntax);
+    :class:`InputError` names ``--step-cost`` and the offending part."""
+    if text is None:
+        return ()
+    fix = "write TERM=SECONDS,... with TERM one of base, prefill_token, decode_seq, context_token"
+    found: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.strip().partition("=")
+        name = name.strip()
+        if not sep or name not in _TERMS:
+            raise InputError(f"{part.strip()!r} is not TERM=SECONDS", where="--step-cost", fix=fix)
+        if name in found:
+            raise InputError(f"{name} given twice", where="--step-cost", fix=fix)
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = -1.0
+        if not 0 <= number < float("inf"):
+            raise InputError(
+                f"{name}={value.strip()!r} is not a finite number >= 0",
+                where="--step-cost",
+                fix="e.g. --step-cost base=0.02,decode_seq=0.0005",
+            )
+        found[name] = number
+    return tuple(found.items())
 
 
 def _whole(text: str | None, flag: str) -> int | None:

@@ -23,7 +23,7 @@ from gpuscale.errors import InputError
 if TYPE_CHECKING:
     from gpuscale.manifests.scaffold import ScaffoldFile, ScaffoldOptions
 
-__all__ = ["init", "next_steps", "write_files"]
+__all__ = ["cold_start_warning", "init", "next_steps", "write_files"]
 
 
 _HELP = (
