@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import io
 import ipaddress
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ import httpx
 
 from gpuscale._redact import redact, register
 from gpuscale.errors import InputError, UnavailableError
+from gpuscale.live._openai import Streamed, completion_body, stream_completion
 from gpuscale.serving.calibration import TERMS, CalibrationFit, Observation, SweepPoint
 
 __all__ = [
@@ -116,14 +116,6 @@ async def _get(client: httpx.AsyncClient, url: str) -> Any:
         raise UnavailableError(f"{url} did not answer JSON", fix="check the URL") from None
 
 
-@dataclass
-class _Stream:
-    """One request's chunks: ``(arrival, completion tokens so far)``."""
-
-    sent: float
-    chunks: list[tuple[float, int]]
-
-
 @dataclass(frozen=True)
 class Measured:
     """What a sweep measured: the fit's inputs and a throughput figure per ITL point."""
@@ -138,44 +130,22 @@ class Measured:
 
 async def _one(
     client: httpx.AsyncClient, base: str, model: str, point: SweepPoint, token_id: int
-) -> _Stream:
-    body = {
-        "model": model,
-        "prompt": [token_id] * point.prompt_tokens,
-        "max_tokens": point.output_tokens,
-        "min_tokens": point.output_tokens,
-        "ignore_eos": True,
-        "temperature": 0,
-        "stream": True,
-        "stream_options": {"include_usage": True, "continuous_usage_stats": True},
-    }
-    clock = time.perf_counter
-    record = _Stream(clock(), [])
-    seen = 0
+) -> Streamed:
+    body = completion_body(model, point.prompt_tokens, point.output_tokens, token_id=token_id)
     try:
-        async with client.stream("POST", f"{base}/v1/completions", json=body) as response:
-            if response.status_code != 200:
-                text = (await response.aread()).decode("utf-8", "replace")
-                raise UnavailableError(
-                    f"POST /v1/completions answered {response.status_code}: {redact(text[:300])}",
-                    fix="check --model, the server's max_model_len and --max-prompt-tokens",
-                )
-            async for line in response.aiter_lines():
-                now = clock()
-                if not line.startswith("data: ") or line == "data: [DONE]":
-                    continue
-                chunk = json.loads(line[6:])
-                choices = chunk.get("choices") or []
-                usage = chunk.get("usage") or {}
-                if choices:
-                    count = usage.get("completion_tokens")
-                    seen = int(count) if isinstance(count, int) else seen + 1
-                    record.chunks.append((now, seen))
+        record = await stream_completion(
+            client, f"{base}/v1/completions", body, clock=time.perf_counter
+        )
     except httpx.HTTPError as error:
         raise UnavailableError(
             f"the request to {base} failed: {redact(str(error)) or type(error).__name__}",
             fix="check that the server still runs",
         ) from None
+    if record.status != 200:
+        raise UnavailableError(
+            f"POST /v1/completions answered {record.status}: {redact(record.body[:300])}",
+            fix="check --model, the server's max_model_len and --max-prompt-tokens",
+        )
     return record
 
 
