@@ -31,6 +31,13 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
+from gpuscale.app._config import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_HEADER_BYTES,
+    check_connection_limits,
+    connection_limits_from_flags,
+)
 from gpuscale.errors import InputError
 from gpuscale.serving import (
     METRICS,
@@ -45,6 +52,7 @@ from gpuscale.serving.presets import preset, presets
 
 __all__ = [
     "DEFAULT_LLM_PORT",
+    "VLLM_VERSION",
     "EngineLoop",
     "LlmConfig",
     "LlmResponder",
@@ -56,6 +64,8 @@ __all__ = [
 
 DEFAULT_LLM_PORT = 8000
 """vLLM's ``--port`` default."""
+VLLM_VERSION = "0.11.0"
+"""The vLLM line the serving model follows; ``GET /version`` answers it."""
 COMPLETION_MAX_TOKENS = 16
 """vLLM's (and OpenAI's) default ``max_tokens`` for ``/v1/completions``."""
 CHAT_MAX_TOKENS = 256
@@ -86,6 +96,12 @@ class LlmConfig:
     emulator with known parameters, for ``gpuscale calibrate`` to recover."""
     log_level: str = "info"
     grace_period: float = 10.0
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    """As the gauge server's: a request's line, headers and body must arrive within this."""
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    """As the gauge server's: a kept-alive connection idle (or not reading) this long closes."""
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    """As the gauge server's: more request line and headers than this gets 431."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -112,6 +128,7 @@ class LlmConfig:
                 where="--log-level",
                 fix="use one of debug, info, warning, error",
             )
+        check_connection_limits(self.header_timeout, self.idle_timeout, self.max_header_bytes)
         if self.step_cost:
             try:
                 self.engine()
@@ -376,9 +393,17 @@ class LlmResponder:
         stream = data.get("stream", False)
         if not isinstance(stream, bool):
             raise OpenAIError(400, "stream must be true or false")
-        options = data.get("stream_options") or {}
+        options = data.get("stream_options")
+        if options is not None and not stream:
+            raise OpenAIError(400, "Stream options can only be defined when `stream=True`.")
+        options = options or {}
         if not isinstance(options, dict):
             raise OpenAIError(400, "stream_options must be an object")
+        choices = data.get("n", 1)
+        if choices is not None and choices != 1:
+            raise OpenAIError(
+                400, "n must be 1: the emulator generates one choice per request (vLLM allows more)"
+            )
         return _Parsed(
             chat,
             prompt_tokens,
@@ -468,6 +493,8 @@ class LlmResponder:
 
     def usage_chunk(self, parsed: _Parsed, request_id: str, tokens: int) -> bytes:
         kind = "chat.completion.chunk" if parsed.chat else "text_completion"
+        if parsed.chat:
+            request_id = "chatcmpl-" + request_id.removeprefix("cmpl-")
         payload = {
             "id": request_id,
             "object": kind,
@@ -535,6 +562,9 @@ def llm_config_from_flags(
     log_level: str,
     grace_period: float,
     flags: dict[str, str | None],
+    header_timeout: str = "10s",
+    idle_timeout: str = "60s",
+    max_header_bytes: str = str(DEFAULT_MAX_HEADER_BYTES),
 ) -> LlmConfig:
     """An :class:`LlmConfig` from the command line's strings; ``InputError`` names the flag."""
     numbers: dict[str, int | None] = {}
@@ -542,6 +572,9 @@ def llm_config_from_flags(
         numbers[name] = _whole(flags.get(name), "--" + name.replace("_", "-"))
     max_model_len = _whole(flags.get("max_model_len"), "--max-model-len")
     step_cost = parse_step_cost(flags.get("step_cost"))
+    header, idle, size = connection_limits_from_flags(
+        header_timeout, idle_timeout, max_header_bytes
+    )
     return LlmConfig(
         host=host,
         port=DEFAULT_LLM_PORT if port is None else _port(port),
@@ -550,6 +583,9 @@ def llm_config_from_flags(
         served_model_name=flags.get("served_model_name"),
         max_model_len=8192 if max_model_len is None else max_model_len,
         step_cost=step_cost,
+        header_timeout=header,
+        idle_timeout=idle,
+        max_header_bytes=size,
         log_level=log_level.strip().lower(),
         grace_period=grace_period,
         **numbers,

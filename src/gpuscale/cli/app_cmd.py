@@ -265,5 +265,8 @@ def _serve_llm(ctx: typer.Context, values: dict[str, object]) -> None:
         log_level=str(values["log_level"]),
         grace_period=grace,
         flags={name: None if values[name] is None else str(values[name]) for name in _LLM_ONLY},
+        header_timeout=str(values["header_timeout"]),
+        idle_timeout=str(values["idle_timeout"]),
+        max_header_bytes=str(values["max_header_bytes"]),
     )
     raise typer.Exit(run_llm(config))
