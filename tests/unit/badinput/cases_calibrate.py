@@ -84,5 +84,15 @@ CASES = [
             ("nan", "decode_seq=nan"),
         )
     ),
+    Bad(
+        "serving-llm-zero-header-timeout",
+        ("app", "--serve", "llm", "--header-timeout", "0s"),
+        names=("--header-timeout",),
+    ),
+    Bad(
+        "serving-llm-tiny-max-header-bytes",
+        ("app", "--serve", "llm", "--max-header-bytes", "10"),
+        names=("--max-header-bytes",),
+    ),
     Bad("serving-step-cost-in-gauge", ("app", "--step-cost", "base=1"), names=("--step-cost",)),
 ]
