@@ -110,8 +110,12 @@ APPROXIMATIONS = (
     "profile's startup_time after the container starts); probe ticks start when the pod "
     "is bound. Without a probe a pod is Ready when its container starts; requests sent "
     "to it before it serves wait for it (a real one refuses the connection).",
-    "Requests: fixed service times (no batching slow-down), one connection per request, "
-    "FIFO per replica.",
+    "Requests (serving.kind queue): fixed service times (no batching slow-down), one "
+    "connection per request, FIFO per replica.",
+    "Requests (serving.kind vllm): a step-level model of vLLM v0.11's scheduler with "
+    "preset step costs (a datasheet roofline unless calibrated); no prefix caching; a "
+    "scrape sees the engine as of the end of the step in progress; a deleted replica "
+    "aborts what it holds (v0.11 exits on SIGTERM).",
     "KEDA's and the HPA's reads of Prometheus take no time; the HPA and KEDA loops start "
     "at t=0 with the ScaledObject (created with the run), the Deployment already running.",
 )
