@@ -8,16 +8,12 @@ httpx, numpy and ruamel.yaml are imported when the command runs.
 
 from __future__ import annotations
 
-import asyncio
-import datetime
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuscale._files import stage
 from gpuscale.cli.main import app
 from gpuscale.errors import InputError, UnavailableError
 from gpuscale.kube import format_duration, parse_duration
@@ -138,6 +134,8 @@ def calibrate(  # noqa: PLR0917 - one parameter per command-line option
         bool, typer.Option("--dry-run", help="Measure and print the fit; write nothing.")
     ] = False,
 ) -> None:
+    import asyncio  # noqa: PLC0415 - see module doc
+
     from gpuscale._redact import register  # noqa: PLC0415
     from gpuscale.live.calibrate import check_target  # noqa: PLC0415 - see module doc
     from gpuscale.serving.calibration import plan_sweep  # noqa: PLC0415
@@ -271,6 +269,8 @@ def _new_text(
     model: str,
     preset: str | None,
 ) -> str:
+    import datetime  # noqa: PLC0415 - see module doc
+
     from gpuscale._redact import redact  # noqa: PLC0415
     from gpuscale.live.calibrate import write_calibration  # noqa: PLC0415
     from gpuscale.profile import load_profile_text  # noqa: PLC0415
@@ -288,6 +288,10 @@ def _new_text(
 
 
 def _write(profile: Path, text: str) -> None:
+    import os  # noqa: PLC0415 - see module doc
+
+    from gpuscale._files import stage  # noqa: PLC0415
+
     try:
         temp = stage(profile, text.encode("utf-8"))
         os.replace(temp, profile)

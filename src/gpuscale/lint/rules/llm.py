@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from gpuscale.kube import format_duration
 from gpuscale.lint._context import LintContext
@@ -26,9 +27,11 @@ from gpuscale.lint.rules._common import (
     target_workload,
 )
 from gpuscale.manifests import Workload
-from gpuscale.profile import ServingSpec
 from gpuscale.serving import METRICS
 from gpuscale.serving.presets import ServingPreset, preset
+
+if TYPE_CHECKING:
+    from gpuscale.profile import ServingSpec
 
 __all__ = ["DEPRECATED_VLLM_METRICS", "REMOVED_VLLM_METRICS"]
 
