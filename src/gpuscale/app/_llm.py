@@ -267,6 +267,7 @@ class _Collector(Collector):
         self._labels = [model_name, "0"]
 
     def collect(self) -> Any:
+        yield self._cache_config()
         metrics = self._loop.metrics
         gauges = metrics.gauges(self._loop.engine)
         counters = metrics.counters()
@@ -293,6 +294,25 @@ class _Collector(Collector):
                     data.sum,
                 )
                 yield histogram
+
+    def _cache_config(self) -> GaugeMetricFamily:
+        """vLLM's ``vllm:cache_config_info``: 1, the KV cache's settings as labels
+        (``CacheConfig.metrics_info``; those the engine model has)."""
+        config = self._loop.engine.config
+        labels = {
+            "block_size": str(config.block_size),
+            "cache_dtype": "auto",
+            "enable_prefix_caching": "False",
+            "num_cpu_blocks": "0",
+            "num_gpu_blocks": str(config.num_gpu_blocks),
+        }
+        family = GaugeMetricFamily(
+            "vllm:cache_config_info",
+            "Information of the LLMEngine CacheConfig",
+            labels=list(labels),
+        )
+        family.add_metric(list(labels.values()), 1.0)
+        return family
 
 
 def _bound(value: float) -> str:

@@ -193,7 +193,7 @@ async def _run(
     preset: str | None,
     dry_run: bool,
 ) -> None:
-    from gpuscale.live.calibrate import measure, served_model  # noqa: PLC0415
+    from gpuscale.live.calibrate import cache_config, measure, served_model  # noqa: PLC0415
     from gpuscale.serving.calibration import fit_step_cost  # noqa: PLC0415
 
     chosen = model or await served_model(base, api_key)
@@ -224,8 +224,16 @@ async def _run(
     _print_fit(fit, measured)
     if dry_run:
         return
+    cache = await cache_config(base, api_key)
     new = _new_text(
-        text, profile, workload=workload, fit=fit, base=base, model=chosen, preset=preset
+        text,
+        profile,
+        workload=workload,
+        fit=fit,
+        base=base,
+        model=chosen,
+        preset=preset,
+        cache=cache,
     )
     _write(profile, new)
     sys.stderr.write(f"wrote {profile} (workloads.{workload}.serving)\n")
@@ -268,6 +276,7 @@ def _new_text(
     base: str,
     model: str,
     preset: str | None,
+    cache: dict[str, int],
 ) -> str:
     import datetime  # noqa: PLC0415 - see module doc
 
@@ -282,6 +291,7 @@ def _new_text(
         source=redact(f"{base} ({model}), gpuscale calibrate"),
         date=datetime.date.today().isoformat(),
         preset=preset,
+        cache=cache,
     )
     load_profile_text(new, str(profile))  # the ProfileError names the key; nothing written
     return new

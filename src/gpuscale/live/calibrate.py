@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import io
 import ipaddress
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ from gpuscale.serving.calibration import TERMS, CalibrationFit, Observation, Swe
 
 __all__ = [
     "Measured",
+    "cache_config",
     "check_target",
     "measure",
     "served_model",
@@ -85,6 +87,30 @@ def _headers(api_key: str | None) -> dict[str, str]:
         return {}
     register(api_key)
     return {"Authorization": f"Bearer {api_key}"}
+
+
+_CACHE_INFO = re.compile(r"^vllm:cache_config_info\{([^}]*)\}", re.MULTILINE)
+_LABEL = re.compile(r'(\w+)="([^"]*)"')
+
+
+async def cache_config(base: str, api_key: str | None) -> dict[str, int]:
+    """``num_gpu_blocks`` and ``block_size`` from vLLM's ``vllm:cache_config_info``
+    on ``/metrics`` (empty when the server does not export it)."""
+    async with httpx.AsyncClient(timeout=_TIMEOUT, headers=_headers(api_key)) as client:
+        try:
+            response = await client.get(f"{base}/metrics")
+        except httpx.HTTPError:
+            return {}
+    found = _CACHE_INFO.search(response.text) if response.status_code == 200 else None
+    if found is None:
+        return {}
+    labels = dict(_LABEL.findall(found.group(1)))
+    out = {}
+    for name in ("num_gpu_blocks", "block_size"):
+        value = labels.get(name, "")
+        if value.isdigit() and int(value) >= 1:
+            out[name] = int(value)
+    return out
 
 
 async def served_model(base: str, api_key: str | None) -> str:
@@ -256,10 +282,12 @@ def write_calibration(
     source: str,
     date: str,
     preset: str | None = None,
+    cache: dict[str, int] | None = None,
 ) -> str:
     """``text`` (a profile, or ``None`` for a new one) with ``workloads.<workload>.serving``
     holding ``kind: vllm``, the fitted ``step_cost`` and its ``calibration`` (and ``preset``
-    when given and none is written); every other
+    when given and none is written, else the server's ``cache`` settings when neither a
+    preset nor ``num_gpu_blocks`` is); every other
     key, comment and the order kept (ruamel.yaml round trip)."""
     from ruamel.yaml import YAML  # noqa: PLC0415 - only when writing
     from ruamel.yaml.comments import CommentedMap, CommentedSeq  # noqa: PLC0415
@@ -280,6 +308,9 @@ def write_calibration(
     serving["kind"] = "vllm"
     if preset is not None and serving.get("preset") is None:
         serving["preset"] = preset
+    if serving.get("preset") is None and serving.get("num_gpu_blocks") is None:
+        for name, value in (cache or {}).items():
+            serving[name] = value
     cost = CommentedMap()
     for name in TERMS:
         cost[name] = _number(getattr(fit.cost, name))

@@ -13,6 +13,7 @@ import pytest
 from gpuscale.cli.main import main
 from gpuscale.inputs import read_profile
 from tests.integration.app.conftest import AppProcess, gpuscale_command
+from tests.integration.serving.conftest import Running
 
 KNOWN = {"base": 0.02, "prefill_token": 1e-4, "decode_seq": 5e-4, "context_token": 1e-6}
 PROFILE = """\
@@ -102,3 +103,17 @@ def test_calibrate_a_real_server(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert serving.calibration is not None
     assert serving.calibration.residuals["itl"] < 0.25
     assert main(["profile", "check", str(profile)]) == 0
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("emulator", [{"num_gpu_blocks": 1234, "block_size": 32}], indirect=True)
+def test_the_kv_cache_comes_from_vllm_cache_config_info(emulator: Running) -> None:
+    import asyncio
+
+    from gpuscale.live.calibrate import cache_config
+
+    assert asyncio.run(cache_config(emulator.url, None)) == {
+        "num_gpu_blocks": 1234,
+        "block_size": 32,
+    }
+    assert asyncio.run(cache_config("http://127.0.0.1:9", None)) == {}

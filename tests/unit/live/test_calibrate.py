@@ -91,6 +91,15 @@ def test_a_new_profile_needs_a_preset_or_blocks() -> None:
     assert load_profile_text(text, "p.yaml").workload("chat").serving.preset == "l40s/qwen2.5-7b"
 
 
+def test_without_a_preset_the_server_s_kv_cache_is_written() -> None:
+    cache = {"num_gpu_blocks": 5000, "block_size": 16}
+    text = write_calibration(None, "chat", FIT, source="s", date="2026-12-02", cache=cache)
+    serving = load_profile_text(text, "p.yaml").workload("chat").serving
+    assert (serving.num_gpu_blocks, serving.block_size, serving.preset) == (5000, 16, None)
+    with_preset = write_calibration(PROFILE, "chat", FIT, source="s", date="d", cache=cache)
+    assert "num_gpu_blocks" not in with_preset  # the preset's blocks stand
+
+
 TERMS = ("base", "prefill_token", "decode_seq", "context_token")
 
 
