@@ -11,6 +11,7 @@ gpuscale.yaml ─► load_profile_text ─► Profile (frozen; defaults and cata
                                   ├── hpa            HpaSpec
                                   ├── prometheus     PrometheusSpec
                                   ├── keda           KedaSpec
+                                  ├── timing         TimingSpec    (loop latencies)
                                   ├── workloads      {Deployment name: WorkloadSpec}
                                   │                    └── serving  ServingSpec (queue | vllm)
                                   └── catalogue      CatalogueEntry... (added to CATALOGUE)
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         ServingSpec,
         StepCostSpec,
         TaintSpec,
+        TimingSpec,
         WorkloadSpec,
     )
     from gpuscale.profile.catalogue import (
@@ -75,6 +77,7 @@ else:
                 "ServingSpec",
                 "StepCostSpec",
                 "TaintSpec",
+                "TimingSpec",
                 "WorkloadSpec",
             ),
             "gpuscale.profile.catalogue": (
@@ -106,6 +109,7 @@ __all__ = [
     "Size",
     "StepCostSpec",
     "TaintSpec",
+    "TimingSpec",
     "WorkloadSpec",
     "load_profile_text",
     "size_for",

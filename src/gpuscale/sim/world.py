@@ -16,19 +16,23 @@ these timings (see ``docs/simulator.md``):
 - a scale subresource write reaches the ReplicaSet at once; pods are created at once
   and scheduled in the same instant (the scheduler retries pending pods whenever a node
   becomes Ready or resources are freed);
-- a bound pod pulls its image unless its node already has it, starts, and turns Ready
-  after the start-up time; Services route to it ``endpoint_propagation_s`` later;
+- a bound pod reaches its kubelet, which creates its sandbox (the run's pod start
+  latency, ``gpuscale.sim.timing``), pulls its image unless its node already has it,
+  starts it, and it turns Ready after the start-up time; Services route to it
+  ``endpoint_propagation_s`` later;
 - a deleted pod leaves ``status.replicas`` at once, stops receiving traffic after the
   propagation delay and is gone when its process exits: at once for a gauge app with no
   shutdown time, after its requests drain for a server — at most the grace period;
-- the cluster autoscaler runs at the scan interval, immediately again after a
-  productive iteration, and at once when a pod turns unschedulable
-  (``loop/trigger.go``); nodes it adds cost from that moment and are Ready after the
-  pool's provisioning time; nodes it removes are tainted, drained, and gone after the
-  pool's deletion time;
+- the cluster autoscaler runs a scan interval after its last ``RunOnce`` ended,
+  immediately again after a productive iteration, and at once when a pod turns
+  unschedulable (``loop/trigger.go``), from a phase of its own; nodes it adds cost from
+  that moment and are Ready after the pool's provisioning time; nodes it removes are
+  tainted, drained, and gone after the pool's deletion time;
 - kube-state-metrics reflects the objects as they are at its scrape;
+- the HPA and KEDA loops drift as upstream's do (``sim/scaler_loop.py``);
 - everything at the same instant happens in the :class:`~gpuscale.sim.engine.Priority`
-  order, and randomness comes from streams derived from the run's seed.
+  order, and randomness comes from streams derived from the run's seed (the latencies
+  from streams of their own per loop and object, ``gpuscale.sim.timing``).
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from gpuscale.sim.scrape import ScrapeManager
 from gpuscale.sim.serving import EngineServer
 from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
+from gpuscale.sim.timing import clock_phase
 from gpuscale.timeline import Decision, Record
 
 __all__ = ["CostReport", "LoadSpec", "SimulationResult", "World"]
@@ -93,6 +98,8 @@ class World:
         self.audit_enabled = audit
         self.audit: list[str] = []
         self.provider = PROVIDERS[spec.provider]
+        self.clock_phase = clock_phase(spec.timing, seed)
+        """The sub-second part of the wall clock at ``t = 0`` (``gpuscale.sim.timing``)."""
         root = random.Random(seed)
         self._sched_rng = random.Random(root.getrandbits(64))
         ca_rng = random.Random(root.getrandbits(64))
@@ -268,8 +275,15 @@ class World:
             )
         else:
             self.recorder.touch()
+        timing = self.spec.timing
+        # the kubelet sees the binding and sets up the sandbox before anything is pulled
+        reached = (
+            now
+            if warm
+            else now + timing.draw_once(timing.pod_start_s, self.seed, "pod-start", pod.uid)
+        )
         startup = pod_startup(
-            now,
+            reached,
             image_present=warm or spec.image in node.images,
             image_pull_s=spec.image_pull_s,
             startup_s=0.0 if warm else spec.startup_s,

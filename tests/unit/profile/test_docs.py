@@ -20,6 +20,7 @@ from gpuscale.profile import (
     ServingSpec,
     StepCostSpec,
     TaintSpec,
+    TimingSpec,
     WorkloadSpec,
 )
 
@@ -35,6 +36,7 @@ MODELS = [
     PrometheusSpec,
     ServingSpec,
     StepCostSpec,
+    TimingSpec,
     WorkloadSpec,
 ]
 
