@@ -180,6 +180,7 @@ COMMAND_MODULES = (
     "verify_cmd",
     "load_cmd",
     "watch_cmd",
+    "calibrate_cmd",
     "app_cmd",
 )
 
@@ -233,6 +234,11 @@ COMMAND_HELP: dict[str, LazyCommand] = {
     ),
     "watch_cmd": LazyCommand(
         "watch", "Watch replicas, pods, nodes, the ScaledObject, the HPA, the query and events."
+    ),
+    "calibrate_cmd": LazyCommand(
+        "calibrate",
+        "Measure an OpenAI-compatible LLM server and write the serving model's step cost "
+        "into the profile.",
     ),
     "app_cmd": LazyCommand(
         "app",

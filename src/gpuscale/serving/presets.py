@@ -83,6 +83,8 @@ class ModelSpec:
     kv_heads: int
     head_dim: int
     source: str
+    repo: str = ""
+    """The Hugging Face repository vLLM loads it from (``vllm serve <repo>``)."""
 
     @property
     def kv_bytes_per_token(self) -> int:
@@ -126,6 +128,7 @@ def _model(  # noqa: PLR0917 - one row of the model table
         kv_heads,
         head_dim,
         source,
+        repo,
     )
 
 
