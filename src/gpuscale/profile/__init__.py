@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from gpuscale.profile._model import (
         KEDA_CHART,
         KUBE_PROMETHEUS_STACK_CHART,
+        TUNABLE,
         AutoscalerSpec,
         CatalogueEntry,
         ClusterSpec,
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
         Profile,
         PrometheusSpec,
         TaintSpec,
+        TuneSpec,
+        Tunable,
         WorkloadSpec,
     )
     from gpuscale.profile.catalogue import (
@@ -68,6 +71,9 @@ else:
                 "Profile",
                 "PrometheusSpec",
                 "TaintSpec",
+                "TUNABLE",
+                "TuneSpec",
+                "Tunable",
                 "WorkloadSpec",
             ),
             "gpuscale.profile.catalogue": (
@@ -95,7 +101,10 @@ __all__ = [
     "Profile",
     "PrometheusSpec",
     "Size",
+    "TUNABLE",
     "TaintSpec",
+    "TuneSpec",
+    "Tunable",
     "WorkloadSpec",
     "load_profile_text",
     "size_for",

@@ -1,0 +1,610 @@
+"""The work of ``gpuscale tune`` (see ``docs/tune.md``): read the inputs as ``simulate``
+does (:func:`gpuscale.cli._simulate.prepare`), derive the search space, run the study
+(:mod:`gpuscale.tune.study`) with a progress bar on stderr, score the recommendation on
+the validation trace or holdout, compute the two references, and print the table
+(``-o json``: everything). ``--write`` and ``--report`` write files whole or not at all,
+before anything is printed. Exit codes: 0 done (a missed SLO is reported, not an error),
+2 bad input, 130 interrupted (the finished trials stay in ``--study``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from gpuscale.cli._simulate import Prepared, check_options, prepare, read_trace_as
+from gpuscale.cli._simulation import console
+from gpuscale.errors import InputError
+from gpuscale.kube import format_duration
+from gpuscale.manifests import ManifestSet
+from gpuscale.sim.scalers import ReplicaSchedule
+from gpuscale.sim.specs import SimWorkload
+from gpuscale.sim.traces import Trace
+from gpuscale.sim.world import LoadSpec
+from gpuscale.tune.objective import Outcome, TuneProblem, evaluate, simplify, simulate_with
+from gpuscale.tune.references import (
+    LowerBound,
+    clairvoyant_schedule,
+    lead_time,
+    lower_bound,
+    replicas_per_node,
+)
+from gpuscale.tune.slo import SLO, parse_slos
+from gpuscale.tune.space import (
+    DELETE,
+    Settings,
+    Space,
+    apply,
+    derive_space,
+    edits,
+    starting_with,
+    workload_pools,
+)
+from gpuscale.tune.study import StudyResult, run_study
+
+__all__ = ["Scored", "execute", "keda_defaults"]
+
+_KEDA_OPTIONAL = (
+    ("spec", "minReplicaCount"),
+    ("spec", "maxReplicaCount"),
+    ("spec", "idleReplicaCount"),
+    ("spec", "pollingInterval"),
+    ("spec", "cooldownPeriod"),
+    ("spec", "advanced"),
+)
+
+
+def _positive(value: int, option: str) -> None:
+    if value < 1:
+        raise InputError(f"must be at least 1, got {value}", where=option, fix=f"e.g. {option} 4")
+
+
+def _holdout_share(text: str | None) -> float | None:
+    if text is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%\s*", text)
+    share = float(match.group(1)) / 100 if match else math.nan
+    if not 0 < share < 1:
+        raise InputError(
+            f"expected a share of the trace between 0% and 100%, got {text!r}",
+            where="--holdout",
+            fix="e.g. --holdout 30% (tune on the first 70%, score on the last 30%)",
+        )
+    return share
+
+
+def _slice(trace: Trace, start: float, end: float) -> Trace:
+    """The requests arriving in [start, end), their offsets from ``start``."""
+    lo, hi = (int(i) for i in trace.offsets.searchsorted([start, end]))
+    return Trace(
+        trace.offsets[lo:hi] - start,
+        trace.prompt_tokens[lo:hi],
+        trace.output_tokens[lo:hi],
+        trace.source,
+        trace.has_tokens,
+        trace.format,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """A trace to run and how long."""
+
+    name: str
+    trace: Trace
+    until: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Scored:
+    """Every row of the table on one part."""
+
+    part: str
+    rows: dict[str, Outcome]
+    bound: LowerBound
+    needs: tuple[int, ...]
+
+
+def keda_defaults(problem: TuneProblem) -> ManifestSet:
+    """The user's ScaledObject with every optional key KEDA defaults removed (its trigger
+    and threshold kept): minReplicaCount 0, maxReplicaCount 100, pollingInterval 30,
+    cooldownPeriod 300, the HPA's default behavior."""
+    body = json.loads(json.dumps(problem.scaled_object.body))
+    for path in _KEDA_OPTIONAL:
+        body.get(path[0], {}).pop(path[1], None)
+    edited = dataclasses.replace(problem.scaled_object, body=body)
+    return ManifestSet(
+        [edited if m.source == problem.scaled_object.source else m for m in problem.manifests]
+    )
+
+
+def _parts(
+    ready: Prepared,
+    *,
+    holdout: float | None,
+    validate_trace: Path | None,
+    until: str | None,
+    trace_format: str,
+    speedup: float,
+) -> tuple[Part, Part | None]:
+    raw = ready.raw
+    assert raw is not None
+    if holdout is not None:
+        cut = raw.period * (1 - holdout)
+        train = _slice(raw, 0.0, cut)
+        test = _slice(raw, cut, raw.period)
+        if len(train) < 2 or len(test) < 2:
+            raise InputError(
+                "the holdout leaves too few requests on one side",
+                where="--holdout",
+                fix="use a longer trace or a share nearer 30%",
+            )
+        return (
+            Part("tune (first part)", train, max(cut, 1.0)),
+            Part(f"holdout (last {holdout:.0%})", test, max(raw.period - cut, 1.0)),
+        )
+    train = Part("tune", raw.tiled(ready.horizon), ready.horizon)
+    if validate_trace is None:
+        return train, None
+    other = read_trace_as(validate_trace, trace_format, speedup)
+    horizon = ready.horizon if until is not None else max(other.period, 1.0)
+    return train, Part(f"validation ({validate_trace.name})", other.tiled(horizon), horizon)
+
+
+def _check_workload(ready: Prepared, name: str, slos: tuple[SLO, ...]) -> None:
+    workload = ready.inputs.spec.workload(name)
+    where = ready.profile.where(("workloads", name))
+    if workload.capacity is None:
+        raise InputError(
+            f"workload {name} serves no requests in the profile, so a trace cannot load it",
+            where=where,
+            fix=f"set workloads.{name}.concurrency and service_time or token rates",
+        )
+    if workload.capacity.latency_target_s is None and any(s.measure == "late" for s in slos):
+        raise InputError(
+            f"late needs workloads.{name}.latency_target, which is not set",
+            where=where,
+            fix=f"set workloads.{name}.latency_target (e.g. 30s), or use latency_pNN",
+        )
+
+
+class _Bar:
+    """Trials done, best so far and ETA on stderr (a line every 10 s when not a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.console = Console(stderr=True)
+        self.enabled = enabled
+        self.bar: Progress | None = None
+        self.task: Any = None
+        self.started = time.monotonic()
+        self.last_line = 0.0
+        self.first: int | None = None
+
+    def __call__(self, done: int, total: int, best: float | None) -> None:
+        if not self.enabled:
+            return
+        if self.first is None:
+            self.first = done
+        shown = "none yet" if best is None else f"${best:.2f}"
+        if self.console.is_terminal:
+            if self.bar is None:
+                self.bar = Progress(
+                    TextColumn("[bold]tune"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("trials, best {task.fields[best]}"),
+                    TimeRemainingColumn(),
+                    console=self.console,
+                    transient=True,
+                )
+                self.bar.start()
+                self.task = self.bar.add_task("tune", total=total, best=shown)
+            self.bar.update(self.task, completed=done, best=shown)
+            return
+        now = time.monotonic()
+        if now - self.last_line >= 10.0 or done == total:
+            self.last_line = now
+            rate = (done - self.first) / max(now - self.started, 1e-9)
+            eta = (total - done) / rate if rate > 0 else math.inf
+            eta_text = format_duration(round(eta)) if math.isfinite(eta) else "?"
+            sys.stderr.write(
+                f"gpuscale: progress: tune: {done}/{total} trials, best {shown}, ETA {eta_text}\n"
+            )
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _score(
+    problem: TuneProblem,
+    workload: SimWorkload,
+    part: Part,
+    settings: dict[str, Settings],
+    pool_low: int,
+) -> Scored:
+    """The given configurations, KEDA's defaults and the clairvoyant schedule on
+    ``part``, with the lower bound; every run starts with the replicas the part's first
+    minute needs."""
+    pools = workload_pools(workload, problem.profile)
+    gpu = next((p for p in pools if p.name == problem.space.gpu_pool), pools[0])
+    per_node = replicas_per_node(workload, gpu)
+    schedule, needs = _clairvoyant(problem, workload, part)
+    start = _start(schedule)
+    here = _on(problem, part, start)
+    rows: dict[str, Outcome] = {label: evaluate(here, chosen) for label, chosen in settings.items()}
+    defaults = keda_defaults(here)
+    rows["KEDA defaults"] = simulate_with(here, defaults, here.profile)
+    warm = dataclasses.replace(problem.space.current, gpu_min_nodes=pool_low)
+    manifests, _, profile = apply(
+        here.space, warm, here.manifests, here.scaled_object, here.profile
+    )
+    rows["clairvoyant"] = simulate_with(
+        here, manifests, profile, scalers={workload.key: [schedule]}
+    )
+    bound = lower_bound(
+        trace=part.trace,
+        workload=workload,
+        pools=pools,
+        lowest_nodes=pool_low,
+        initial_nodes=math.ceil(start / per_node),
+        unneeded_time_s=problem.profile.autoscaler.scale_down_unneeded_time,
+        until=part.until,
+        slos=problem.slos,
+    )
+    return Scored(part.name, rows, bound, needs)
+
+
+def _clairvoyant(
+    problem: TuneProblem, workload: SimWorkload, part: Part
+) -> tuple[ReplicaSchedule, tuple[int, ...]]:
+    pools = workload_pools(workload, problem.profile)
+    gpu = next((p for p in pools if p.name == problem.space.gpu_pool), pools[0])
+    return clairvoyant_schedule(
+        trace=part.trace,
+        workload=workload,
+        lead_s=lead_time(workload, gpu, problem.profile),
+        until=part.until,
+        most=sum(p.highest for p in pools) * replicas_per_node(workload, gpu),
+    )
+
+
+def _start(schedule: ReplicaSchedule) -> int:
+    """The replicas every run of a part starts with, Ready: what the clairvoyant schedule
+    asks for at 0 (the most any minute within a new replica's lead time needs), so that
+    no configuration pays for a cluster that was not serving the trace before it began."""
+    return max(1, schedule.replicas[0]) if schedule.replicas else 1
+
+
+def _on(problem: TuneProblem, part: Part, start: int) -> TuneProblem:
+    """The problem on ``part``'s trace, the workload starting with ``start`` replicas."""
+    manifests = starting_with(problem.manifests, problem.workload, start)
+    return dataclasses.replace(
+        problem,
+        manifests=manifests,
+        load=LoadSpec(traces={problem.workload: part.trace}),
+        until=part.until,
+    )
+
+
+def _front(result: StudyResult) -> list[dict[str, Any]]:
+    """The non-dominated trials: no other is as cheap and as attaining, and better in one."""
+    points = sorted(
+        ((r.outcome["dollars"], r.outcome["attainment"], r) for r in result.trials),
+        key=lambda p: (p[0], -p[1]),
+    )
+    front, best = [], -1.0
+    for dollars, attainment, record in points:
+        if attainment > best:
+            front.append(
+                {
+                    "dollars": dollars,
+                    "attainment": attainment,
+                    "trial": record.number,
+                    "study": record.study,
+                }
+            )
+            best = attainment
+    return front
+
+
+def _ratio(value: float, reference: float) -> str:
+    return f"{value / reference:.2f}×" if reference > 0 else "—"
+
+
+def _table(scored: Scored, slos: tuple[SLO, ...], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in (
+        "",
+        "$",
+        "×LB",
+        "×clairv",
+        "GPU-h",
+        "SLO",
+        "on time",
+        "p50",
+        "p95",
+        "p99",
+        "changes",
+        "flaps",
+        "cold starts",
+    ):
+        table.add_column(column, justify="left" if not column else "right", no_wrap=True)
+    clair = scored.rows["clairvoyant"].dollars
+    lb = scored.bound.dollars
+
+    def latency(value: float | None) -> str:
+        return "—" if value is None else f"{value:.1f}s"
+
+    for label, outcome in scored.rows.items():
+        table.add_row(
+            label,
+            f"${outcome.dollars:.2f}",
+            _ratio(outcome.dollars, lb),
+            _ratio(outcome.dollars, clair),
+            f"{outcome.gpu_hours:.2f}",
+            "met" if outcome.check.met else "MISSED",
+            f"{outcome.attainment:.2%}",
+            latency(outcome.latency["p50"]),
+            latency(outcome.latency["p95"]),
+            latency(outcome.latency["p99"]),
+            str(outcome.replica_changes),
+            str(outcome.flaps),
+            str(outcome.cold_starts),
+        )
+    table.add_row(
+        "lower bound",
+        f"${lb:.2f}",
+        "1.00×",
+        _ratio(lb, clair),
+        f"≥{max(scored.bound.work_node_hours, scored.bound.floor_node_hours):.2f}",
+        *([""] * 8),
+    )
+    return table
+
+
+def _changes(space: Space, settings: Settings) -> dict[str, Any]:
+    current = space.current.as_dict()
+    return {
+        k: {"from": current[k], "to": v} for k, v in settings.as_dict().items() if current[k] != v
+    }
+
+
+def execute(
+    *,
+    manifests: list[Path],
+    trace: Path,
+    slos: list[str],
+    profile: Path | None,
+    validate_trace: Path | None,
+    holdout: str | None,
+    trials: int,
+    front_trials: int | None,
+    jobs: int,
+    study: Path | None,
+    ray_address: str | None,
+    trace_format: str,
+    workload: str | None,
+    speedup: float,
+    until: str | None,
+    seed: int,
+    namespace: str,
+    write: Path | None,
+    report: Path | None,
+    output: str,
+) -> None:
+    """Run gpuscale tune with its parsed options (see :mod:)."""
+    parsed = parse_slos(slos)
+    check_options(output, trace_format, speedup)
+    _positive(trials, "--trials")
+    _positive(jobs, "--jobs")
+    share = _holdout_share(holdout)
+    if share is not None and validate_trace is not None:
+        raise InputError(
+            "--holdout and --validate-trace both say what to score on",
+            where="--holdout",
+            fix="give one of them",
+        )
+    front_n = max(0, trials // 4) if front_trials is None else front_trials
+    if front_n < 0:
+        raise InputError("must be 0 or more", where="--front-trials", fix="e.g. --front-trials 20")
+    if write is not None and write.exists() and not write.is_dir():
+        raise InputError("not a directory", where=str(write), fix="give a directory for --write")
+    ready = prepare(
+        manifests=manifests,
+        profile=profile,
+        scenario=None,
+        trace=trace,
+        trace_format=trace_format,
+        workload=workload,
+        speedup=speedup,
+        until=until,
+        namespace=namespace,
+        max_work=None,
+    )
+    (name,) = ready.traces
+    _check_workload(ready, name, parsed)
+    for warning in ready.inputs.warnings:
+        sys.stderr.write(f"gpuscale: warning: {warning}\n")
+    sim_workload = ready.inputs.spec.workload(name)
+    space, so = derive_space(ready.loaded, ready.profile, sim_workload)
+    train, test = _parts(
+        ready,
+        holdout=share,
+        validate_trace=validate_trace,
+        until=until,
+        trace_format=trace_format,
+        speedup=speedup,
+    )
+    problem = TuneProblem(
+        manifests=ready.loaded,
+        profile=ready.profile,
+        scaled_object=so,
+        space=space,
+        workload=name,
+        namespace=namespace,
+        load=LoadSpec(traces={name: train.trace}),
+        until=train.until,
+        seed=seed,
+        slos=parsed,
+        kube_version=ready.kube_version,
+    )
+    searched = _on(problem, train, _start(_clairvoyant(problem, sim_workload, train)[0]))
+    sys.stderr.write(
+        f"gpuscale: tune: {len(space.params)} settings searched ("
+        + ", ".join(space.describe())
+        + f"); {trials} TPE + {front_n} NSGA-II trials, {jobs} at a time\n"
+    )
+    storage, cleanup = _storage(study, jobs)
+    bar = _Bar(output == "text" or sys.stderr.isatty())
+    started = time.monotonic()
+    try:
+        result = run_study(
+            searched,
+            trials=trials,
+            front_trials=front_n,
+            jobs=jobs,
+            storage=storage,
+            name="gpuscale-tune",
+            seed=seed,
+            ray_address=ray_address,
+            progress=bar,
+        )
+    except KeyboardInterrupt:
+        bar.close()
+        kept = (
+            f"; the finished trials are kept in {study}: run the same command to resume"
+            if study
+            else ""
+        )
+        sys.stderr.write(f"gpuscale: interrupted{kept}\n")
+        raise typer.Exit(130) from None
+    finally:
+        bar.close()
+        if cleanup is not None:
+            cleanup.cleanup()
+    elapsed = time.monotonic() - started
+    ran = len(result.trials) - result.resumed
+    rate = ran / elapsed if elapsed > 0 else 0.0
+    pool_low = min(
+        (p.low for p in space.params if p.name == "gpu_min_nodes"),
+        default=space.current.gpu_min_nodes,
+    )
+    if result.best is None:
+        sys.stderr.write(
+            "gpuscale: warning: no trial met the SLOs; the table shows the user's configuration only\n"
+        )
+        chosen = {"your config": space.current}
+    else:
+        recommended, _ = simplify(searched, Settings(**result.best.settings))
+        chosen = {"your config": space.current, "recommended": recommended}
+    scored = [_score(problem, sim_workload, train, chosen, int(pool_low))]
+    if test is not None:
+        scored.append(_score(problem, sim_workload, test, chosen, int(pool_low)))
+        if "recommended" in chosen and not scored[-1].rows["recommended"].check.met:
+            sys.stderr.write(
+                f"gpuscale: warning: the recommendation misses the SLO on {test.name}: "
+                + scored[-1].rows["recommended"].check.describe(parsed)
+                + "\n"
+            )
+    written: dict[str, Any] = {}
+    if write is not None and "recommended" in chosen:
+        from gpuscale.cli._tune_write import write_recommended  # noqa: PLC0415
+
+        written["write"] = write_recommended(
+            write,
+            manifests=ready.loaded,
+            scaled_object=so,
+            changes=edits(space, chosen["recommended"]),
+            profile=ready.profile,
+            pool=space.gpu_pool,
+            min_nodes=chosen["recommended"].gpu_min_nodes
+            if chosen["recommended"].gpu_min_nodes != space.current.gpu_min_nodes
+            else None,
+        )
+    if report is not None:
+        from gpuscale.cli._tune_report import write_tune_report  # noqa: PLC0415
+
+        written["report"] = str(write_tune_report(report, result, scored, _front(result), parsed))
+        sys.stderr.write(f"gpuscale: wrote {report}\n")
+    if output == "json":
+        document = {
+            "workload": name,
+            "slos": [s.text for s in parsed],
+            "space": space.describe(),
+            "trials": len(result.trials),
+            "resumed_trials": result.resumed,
+            "trials_per_second": rate,
+            "search_best": None
+            if result.best is None
+            else {
+                "trial": result.best.number,
+                "study": result.best.study,
+                "settings": result.best.settings,
+            },
+            "recommended": None
+            if "recommended" not in chosen
+            else {
+                "settings": chosen["recommended"].as_dict(),
+                "changes": _changes(space, chosen["recommended"]),
+                "edits": {
+                    ".".join(map(str, k)): (None if v is DELETE else v)
+                    for k, v in edits(space, chosen["recommended"]).items()
+                },
+            },
+            "parts": [
+                {
+                    "part": s.part,
+                    "lower_bound": s.bound.as_dict(),
+                    "clairvoyant_needs": list(s.needs),
+                    "rows": {label: o.as_dict(parsed) for label, o in s.rows.items()},
+                }
+                for s in scored
+            ],
+            "front": _front(result),
+            "all_trials": [dataclasses.asdict(r) for r in result.trials],
+            "written": written,
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    out = console()
+    for s in scored:
+        out.print(_table(s, parsed, f"{s.part}: {', '.join(x.text for x in parsed)}"))
+    if "recommended" in chosen:
+        changed = _changes(space, chosen["recommended"])
+        out.print(
+            "Recommended changes: "
+            + (", ".join(f"{k} {v['from']} → {v['to']}" for k, v in changed.items()) or "none")
+        )
+    out.print(
+        f"{len(result.trials)} trials ({result.resumed} resumed), {rate:.1f} trials/s; "
+        "references: docs/tune.md (lower bound: no configuration meeting the SLOs costs less; "
+        "clairvoyant: replicas sized per minute from the future)"
+    )
+
+
+def _storage(
+    study: Path | None, jobs: int
+) -> tuple[str | None, tempfile.TemporaryDirectory[str] | None]:
+    if study is None:
+        return None, None
+    folder = study.parent if str(study.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(
+            "the directory does not exist", where=str(study), fix="create it or pick another path"
+        )
+    del jobs
+    return f"sqlite:///{study.resolve()}", None
