@@ -41,6 +41,7 @@ __all__ = [
     "DOKS_LABEL_DOMAIN",
     "KEDA_CHART",
     "KUBE_PROMETHEUS_STACK_CHART",
+    "TUNABLE",
     "AutoscalerSpec",
     "CatalogueEntry",
     "ClusterSpec",
@@ -49,10 +50,9 @@ __all__ = [
     "NodePool",
     "Profile",
     "PrometheusSpec",
-    "TUNABLE",
     "TaintSpec",
-    "TuneSpec",
     "Tunable",
+    "TuneSpec",
     "WorkloadSpec",
 ]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import multiprocessing
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -130,6 +131,13 @@ def _constraints(trial: optuna.trial.FrozenTrial) -> Sequence[float]:
 
 def _studies(storage: str | None, name: str, seed: int) -> tuple[optuna.Study, optuna.Study]:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with warnings.catch_warnings():
+        # multivariate TPE and constraints_func are marked experimental in Optuna 4.
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return _create(storage, name, seed)
+
+
+def _create(storage: str | None, name: str, seed: int) -> tuple[optuna.Study, optuna.Study]:
     tpe = optuna.create_study(
         storage=storage,
         study_name=name,
