@@ -505,7 +505,8 @@ def execute(
     )
     if result.best is None:
         sys.stderr.write(
-            "gpuscale: warning: no trial met the SLOs; the table shows the user's configuration only\n"
+            "gpuscale: warning: no trial met the SLOs; the table shows the user's "
+            "configuration only\n"
         )
         chosen = {"your config": space.current}
     else:

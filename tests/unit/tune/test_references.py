@@ -76,7 +76,8 @@ def test_the_lower_bound_is_below_the_clairvoyant_and_every_feasible_trial(
         most=8 * replicas_per_node(workload, pools[0]),
     )
     assert max(needs) >= 2
-    assert list(schedule.replicas) and schedule.times[0] == 0.0
+    assert list(schedule.replicas)
+    assert schedule.times[0] == 0.0
     bound = lower_bound(
         trace=trace,
         workload=workload,
