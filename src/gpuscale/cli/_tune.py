@@ -464,7 +464,7 @@ def execute(
     )
     searched = _on(problem, train, _start(_clairvoyant(problem, sim_workload, train)[0]))
     sys.stderr.write(
-        f"gpuscale: tune: {len(space.params)} settings searched ("
+        f"gpuscale: note: tune: {len(space.params)} settings searched ("
         + ", ".join(space.describe())
         + f"); {trials} TPE + {front_n} NSGA-II trials, {jobs} at a time\n"
     )
