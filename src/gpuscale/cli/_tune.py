@@ -115,6 +115,7 @@ class Scored:
     rows: dict[str, Outcome]
     bound: LowerBound
     needs: tuple[int, ...]
+    until: float
 
 
 def keda_defaults(problem: TuneProblem) -> ManifestSet:
@@ -265,7 +266,7 @@ def _score(
         until=part.until,
         slos=problem.slos,
     )
-    return Scored(part.name, rows, bound, needs)
+    return Scored(part.name, rows, bound, needs, part.until)
 
 
 def _clairvoyant(
@@ -421,6 +422,10 @@ def execute(
     front_n = max(0, trials // 4) if front_trials is None else front_trials
     if front_n < 0:
         raise InputError("must be 0 or more", where="--front-trials", fix="e.g. --front-trials 20")
+    if report is not None and not (report.parent if str(report.parent) else Path(".")).is_dir():
+        raise InputError(
+            "the directory does not exist", where=str(report), fix="create it or pick another path"
+        )
     if write is not None and write.exists() and not write.is_dir():
         raise InputError("not a directory", where=str(write), fix="give a directory for --write")
     ready = prepare(
