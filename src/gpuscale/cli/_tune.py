@@ -301,6 +301,20 @@ def _on(problem: TuneProblem, part: Part, start: int) -> TuneProblem:
     )
 
 
+def _warn_unreachable(scored: list[Scored], slos: tuple[SLO, ...]) -> None:
+    """Say so when requests whose own service time is over the latency target are more
+    than a late SLO allows: no configuration can meet it (docs/tune.md)."""
+    for part in scored:
+        slow = part.bound.unavoidable_late
+        for slo in slos:
+            if slo.measure == "late" and slo.share and not slo.holds(slow):
+                sys.stderr.write(
+                    f"gpuscale: warning: no configuration can meet {slo.text} on {part.part}: "
+                    f"{slow:.2%} of its requests take longer than the latency target on an "
+                    "idle replica\n"
+                )
+
+
 def _front(result: StudyResult) -> list[dict[str, Any]]:
     """The non-dominated trials: no other is as cheap and as attaining, and better in one."""
     points = sorted(
@@ -526,6 +540,7 @@ def execute(
                 + scored[-1].rows["recommended"].check.describe(parsed)
                 + "\n"
             )
+    _warn_unreachable(scored, parsed)
     written: dict[str, Any] = {}
     if write is not None and "recommended" in chosen:
         from gpuscale.cli._tune_write import write_recommended  # noqa: PLC0415

@@ -92,6 +92,9 @@ class LowerBound:
     forced_requests: int
     pool: str
     price_per_hour: float
+    unavoidable_late: float = 0.0
+    """Share of the counted requests whose own service time is over the latency target:
+    late on an idle replica, so late under every configuration."""
 
     def as_dict(self) -> dict[str, float | int | str]:
         """JSON-ready."""
@@ -102,6 +105,7 @@ class LowerBound:
             "forced_requests": self.forced_requests,
             "pool": self.pool,
             "price_per_hour": self.price_per_hour,
+            "unavoidable_late": self.unavoidable_late,
         }
 
 
@@ -133,6 +137,8 @@ def lower_bound(
     work_node_s = work / (capacity.concurrency * per_node)
     floor_node_s = max(lowest_nodes * until, initial_nodes * min(until, unneeded_time_s))
     node_s = max(work_node_s, floor_node_s)
+    target = capacity.latency_target_s
+    slow = int((counted > target).sum()) if target is not None else 0
     return LowerBound(
         dollars=node_s / 3600 * cheapest.price_per_hour,
         work_node_hours=work_node_s / 3600,
@@ -140,6 +146,7 @@ def lower_bound(
         forced_requests=max(0, forced),
         pool=cheapest.name,
         price_per_hour=cheapest.price_per_hour,
+        unavoidable_late=slow / len(counted) if len(counted) else 0.0,
     )
 
 

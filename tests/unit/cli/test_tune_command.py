@@ -69,7 +69,12 @@ def test_write_changes_only_the_tuned_keys(
 ) -> None:
     folder, trace = system
     out = tmp_path / "tuned"
-    document = _tune(capsys, folder, trace, "--trials", "12", "--write", str(out))
+    page = tmp_path / "tune.html"
+    document = _tune(
+        capsys, folder, trace, "--trials", "12", "--write", str(out), "--report", str(page)
+    )
+    assert page.read_text().count("data:image/png;base64,") == 3
+    assert document["written"]["report"] == str(page)
     edits = document["recommended"]["edits"]
     assert edits, "the recommendation changes something on this trace"
     before = (folder / "resources.yaml").read_text().splitlines()

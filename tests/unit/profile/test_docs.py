@@ -17,6 +17,7 @@ from gpuscale.profile import (
     Profile,
     PrometheusSpec,
     TaintSpec,
+    TuneSpec,
     WorkloadSpec,
 )
 
@@ -29,6 +30,7 @@ MODELS = [
     KedaSpec,
     NodePool,
     PrometheusSpec,
+    TuneSpec,
     WorkloadSpec,
 ]
 
