@@ -144,17 +144,17 @@ def _parts(
     assert raw is not None
     if holdout is not None:
         cut = raw.period * (1 - holdout)
-        train = _slice(raw, 0.0, cut)
-        test = _slice(raw, cut, raw.period)
-        if len(train) < 2 or len(test) < 2:
+        first = _slice(raw, 0.0, cut)
+        last = _slice(raw, cut, raw.period)
+        if len(first) < 2 or len(last) < 2:
             raise InputError(
                 "the holdout leaves too few requests on one side",
                 where="--holdout",
                 fix="use a longer trace or a share nearer 30%",
             )
         return (
-            Part("tune (first part)", train, max(cut, 1.0)),
-            Part(f"holdout (last {holdout:.0%})", test, max(raw.period - cut, 1.0)),
+            Part("tune (first part)", first, max(cut, 1.0)),
+            Part(f"holdout (last {holdout:.0%})", last, max(raw.period - cut, 1.0)),
         )
     train = Part("tune", raw.tiled(ready.horizon), ready.horizon)
     if validate_trace is None:

@@ -33,9 +33,19 @@ from typing import Literal
 from gpuscale.errors import InputError
 from gpuscale.kube import format_duration, parse_duration
 
-__all__ = ["SLO", "Measures", "SloCheck", "check_slos", "parse_slo", "parse_slos", "percentile"]
+__all__ = [
+    "SLO",
+    "Measures",
+    "Op",
+    "SloCheck",
+    "check_slos",
+    "parse_slo",
+    "parse_slos",
+    "percentile",
+]
 
 Op = Literal["<=", "<", "=="]
+"""A comparison: at most, below, exactly."""
 
 _FORM = re.compile(
     r"\s*(?P<measure>[a-z_]+?)(?:_p(?P<q>\d+(?:\.\d+)?))?\s*(?P<op><=|<|==)\s*(?P<bound>\S+)\s*"
@@ -95,7 +105,8 @@ def parse_slo(text: str) -> SLO:
     match = _FORM.fullmatch(text)
     if match is None:
         raise _refuse(text, "expected MEASURE OP BOUND (op <=, < or ==)")
-    measure, q_text, op, bound_text = match.group("measure", "q", "op", "bound")
+    measure, q_text, op_text, bound_text = match.group("measure", "q", "op", "bound")
+    op: Op = "==" if op_text == "==" else "<" if op_text == "<" else "<="
     if measure in _NEED_SERVING:
         raise InputError(
             f"{text!r}: {measure} needs the LLM serving model (a workload with "
@@ -122,7 +133,7 @@ def parse_slo(text: str) -> SLO:
             op,
             bound / 100 if share else bound,
             None,
-            share,  # type: ignore[arg-type]
+            share,
         )
     if measure not in _PERCENTILES:
         known = ", ".join([*_SHARES, *(f"{m}_pNN" for m in _PERCENTILES)])
@@ -138,7 +149,7 @@ def parse_slo(text: str) -> SLO:
         raise _refuse(text, f"{measure} needs a duration such as 2s, 100ms or 10m") from None
     if not math.isfinite(bound) or bound < 0:
         raise _refuse(text, "the duration must be finite and not negative")
-    return SLO(text.strip(), measure, op, bound, quantile)  # type: ignore[arg-type]
+    return SLO(text.strip(), measure, op, bound, quantile)
 
 
 def parse_slos(texts: Sequence[str]) -> tuple[SLO, ...]:
