@@ -32,7 +32,7 @@ from gpuscale.manifests.names import check_namespace_flag
 from gpuscale.profile import Profile
 from gpuscale.promql import check_query_text
 from gpuscale.report import write_report
-from gpuscale.sim.budget import DEFAULT_MAX_WORK, WorkEstimate, estimate_work
+from gpuscale.sim.budget import DEFAULT_MAX_WORK, ENGINE_REQUEST, WorkEstimate, estimate_work
 from gpuscale.sim.inputs import (
     ProfileLocator,
     SimulationInputs,
@@ -180,7 +180,14 @@ def _check_work(estimate: WorkEstimate, limit: float, source: str) -> None:
     raise InputError(
         f"the run would take about {_units(estimate.total)} units of work ({horizon} of "
         f"virtual time: {_units(estimate.loop_events)} loop events and "
-        f"{_units(estimate.requests)} requests), "
+        f"{_units(estimate.requests)} requests"
+        + (
+            f", {_units(estimate.engine_requests)} of them to vLLM engines at "
+            f"{ENGINE_REQUEST} units each"
+            if estimate.engine_requests
+            else ""
+        )
+        + "), "
         f"over the limit of {_units(limit)} (a few minutes)",
         where=source,
         fix=f"simulate less (a shorter --until, a speedup nearer 1), or allow it with "

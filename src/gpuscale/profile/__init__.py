@@ -12,6 +12,7 @@ gpuscale.yaml ─► load_profile_text ─► Profile (frozen; defaults and cata
                                   ├── prometheus     PrometheusSpec
                                   ├── keda           KedaSpec
                                   ├── workloads      {Deployment name: WorkloadSpec}
+                                  │                    └── serving  ServingSpec (queue | vllm)
                                   └── catalogue      CatalogueEntry... (added to CATALOGUE)
 ```
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
         KUBE_PROMETHEUS_STACK_CHART,
         TUNABLE,
         AutoscalerSpec,
+        CalibrationSpec,
         CatalogueEntry,
         ClusterSpec,
         HpaSpec,
@@ -40,6 +42,8 @@ if TYPE_CHECKING:
         NodePool,
         Profile,
         PrometheusSpec,
+        ServingSpec,
+        StepCostSpec,
         TaintSpec,
         Tunable,
         TuneSpec,
@@ -63,6 +67,7 @@ else:
                 "KEDA_CHART",
                 "KUBE_PROMETHEUS_STACK_CHART",
                 "AutoscalerSpec",
+                "CalibrationSpec",
                 "CatalogueEntry",
                 "ClusterSpec",
                 "HpaSpec",
@@ -70,6 +75,8 @@ else:
                 "NodePool",
                 "Profile",
                 "PrometheusSpec",
+                "ServingSpec",
+                "StepCostSpec",
                 "TaintSpec",
                 "TUNABLE",
                 "TuneSpec",
@@ -94,6 +101,7 @@ __all__ = [
     "PRICES_READ",
     "TUNABLE",
     "AutoscalerSpec",
+    "CalibrationSpec",
     "CatalogueEntry",
     "ClusterSpec",
     "HpaSpec",
@@ -101,7 +109,9 @@ __all__ = [
     "NodePool",
     "Profile",
     "PrometheusSpec",
+    "ServingSpec",
     "Size",
+    "StepCostSpec",
     "TaintSpec",
     "Tunable",
     "TuneSpec",

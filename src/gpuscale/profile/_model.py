@@ -36,6 +36,8 @@ from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.kube import Taint, format_duration, parse_duration, parse_quantity
 from gpuscale.manifests import KeyPath, Location, nearest_location
 from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
+from gpuscale.serving import EngineConfig, StepCost
+from gpuscale.serving.presets import GPUS, MODELS, kv_blocks, preset, presets
 
 __all__ = [
     "DOKS_LABEL_DOMAIN",
@@ -43,6 +45,7 @@ __all__ = [
     "KUBE_PROMETHEUS_STACK_CHART",
     "TUNABLE",
     "AutoscalerSpec",
+    "CalibrationSpec",
     "CatalogueEntry",
     "ClusterSpec",
     "HpaSpec",
@@ -50,6 +53,8 @@ __all__ = [
     "NodePool",
     "Profile",
     "PrometheusSpec",
+    "ServingSpec",
+    "StepCostSpec",
     "TaintSpec",
     "Tunable",
     "TuneSpec",
@@ -522,6 +527,207 @@ class KedaSpec(_Model):
     ``null``: whatever is newest at install time."""
 
 
+def _preset_name(value: str) -> str:
+    table = presets()
+    gpu, _, model = value.partition("/")
+    if (gpu, model) not in table:
+        known = ", ".join(f"{g}/{m}" for g, m in sorted(table))
+        raise ValueError(
+            f"{value!r} is not a serving preset — write one of {known} "
+            "(or drop preset and write num_gpu_blocks and step_cost)"
+        )
+    return value
+
+
+PositiveCount = Annotated[int, Field(ge=1)]
+"""A whole number of 1 or more (requests, tokens, blocks)."""
+
+NonNegative = Annotated[float, Field(ge=0)]
+"""A finite number, 0 allowed."""
+
+
+class StepCostSpec(_Model):
+    """Seconds one engine step takes: ``base + prefill_token × prompt tokens + decode_seq ×
+    decoding sequences + context_token × context tokens`` (``gpuscale.serving.StepCost``;
+    ``docs/serving.md``). A term not written comes from the preset; without a preset all
+    four are needed."""
+
+    base: NonNegative | None = None
+    """Seconds of every step whatever its size (reading the weights once, launches)."""
+    prefill_token: NonNegative | None = None
+    """Seconds per prompt token computed in the step."""
+    decode_seq: NonNegative | None = None
+    """Seconds per sequence decoding in the step (sampling, per-sequence kernels)."""
+    context_token: NonNegative | None = None
+    """Seconds per token of context attended (reading the KV cache)."""
+
+
+class CalibrationSpec(_Model):
+    """Where a workload's serving values were measured (``gpuscale calibrate`` writes it;
+    the simulation does not read it)."""
+
+    date: str = Field(min_length=1)
+    """When the measurement was made (ISO 8601, e.g. ``2026-12-02``)."""
+    source: str = Field(min_length=1)
+    """What was measured (the endpoint's URL, the GPU and server version)."""
+    residuals: dict[str, NonNegative] = Field(default_factory=dict)
+    """The fit's quality per quantity (e.g. ``ttft: 0.04``: relative RMS error)."""
+    range: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    """Per swept quantity, the lowest and highest value measured (e.g. ``prompt_tokens:
+    [16, 4096]``); outside it the fit is an extrapolation."""
+
+
+_ENGINE_KEYS = (
+    "preset",
+    "served_model_name",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "num_gpu_blocks",
+    "gpu_memory_utilization",
+    "block_size",
+    "step_cost",
+    "calibration",
+)
+
+
+class ServingSpec(_Model):
+    """How one replica turns requests into answers: ``queue`` (a FIFO in front of
+    ``concurrency`` slots, the workload's capacity keys) or ``vllm`` (the step model of
+    ``gpuscale.serving``: continuous batching, chunked prefill, a paged KV cache; its
+    settings are vLLM's flags of the same names, ``docs/serving.md``)."""
+
+    kind: Literal["queue", "vllm"] = "queue"
+    """``queue`` (today's request model) or ``vllm`` (an engine per replica, exporting
+    vLLM's metrics)."""
+    preset: Annotated[str, AfterValidator(_preset_name)] | None = None
+    """``<gpu>/<model>`` from ``gpuscale.serving.presets`` (e.g. ``mi300x/llama-3.1-8b``):
+    fills every engine value and step-cost term not written here. Approximate (a
+    datasheet roofline); ``gpuscale calibrate`` measures real ones."""
+    served_model_name: str | None = Field(default=None, min_length=1)
+    """vLLM's ``model_name`` label on every series; default: the container's
+    ``--served-model-name``, else its model argument, else the preset's model."""
+    max_num_seqs: PositiveCount | None = None
+    """Most requests running at once (``--max-num-seqs``); default the preset's (256)."""
+    max_num_batched_tokens: PositiveCount | None = None
+    """Token budget of one step (``--max-num-batched-tokens``); default the preset's (2048)."""
+    num_gpu_blocks: Annotated[int, Field(ge=2)] | None = None
+    """KV-cache blocks, vLLM's null block included (``--num-gpu-blocks-override``);
+    exclusive with gpu_memory_utilization; default the preset's."""
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] | None = None
+    """Share of GPU memory vLLM may use (``--gpu-memory-utilization``), turned into KV
+    blocks from the preset's GPU memory and model weights; needs a preset."""
+    block_size: PositiveCount | None = None
+    """Tokens per KV block (``--block-size``); default 16. With a preset and no
+    num_gpu_blocks, the preset's memory is divided into blocks of this size."""
+    step_cost: StepCostSpec | None = None
+    """The step-time parameters; terms not written come from the preset."""
+    calibration: CalibrationSpec | None = None
+    """Where the values came from when measured (written by ``gpuscale calibrate``)."""
+
+    @model_validator(mode="after")
+    def _check_kind(self) -> ServingSpec:
+        written = [key for key in _ENGINE_KEYS if getattr(self, key) is not None]
+        if self.kind == "queue":
+            if written:
+                one = len(written) == 1
+                raise ValueError(
+                    f"{', '.join(written)} {'is a vllm setting' if one else 'are vllm settings'}"
+                    f" but kind is queue — write kind: vllm, or remove {'it' if one else 'them'}"
+                )
+            return self
+        if self.num_gpu_blocks is not None and self.gpu_memory_utilization is not None:
+            raise ValueError(
+                "num_gpu_blocks and gpu_memory_utilization are both set — keep one of them"
+            )
+        if self.preset is None:
+            if self.gpu_memory_utilization is not None:
+                raise ValueError(
+                    "gpu_memory_utilization needs a preset (the GPU's memory and the model's "
+                    "weights give the blocks) — add preset: <gpu>/<model>, or write "
+                    "num_gpu_blocks instead"
+                )
+            cost = self.step_cost or StepCostSpec()
+            missing = [
+                *(["num_gpu_blocks"] if self.num_gpu_blocks is None else []),
+                *(f"step_cost.{term}" for term in _TERMS if getattr(cost, term) is None),
+            ]
+            if missing:
+                raise ValueError(
+                    f"kind vllm without a preset needs {', '.join(missing)} — write them, "
+                    "or add preset: <gpu>/<model> (e.g. mi300x/llama-3.1-8b)"
+                )
+        try:
+            self.engine_settings()
+        except ValueError as error:
+            raise ValueError(f"{error} — change the serving values") from None
+        return self
+
+    def engine_settings(self) -> tuple[EngineConfig, StepCost]:
+        """The engine's settings and step cost: the preset's values, each replaced by the
+        one written here (the one mapping from profile keys to ``gpuscale.serving``).
+        ``ValueError`` for kind queue, or when the values leave no usable engine."""
+        if self.kind != "vllm":
+            raise ValueError("kind queue has no engine")
+        cost = self.step_cost or StepCostSpec()
+        terms = {term: getattr(cost, term) for term in _TERMS}
+        blocks = self.num_gpu_blocks
+        block_size = self.block_size
+        seqs, budget = self.max_num_seqs, self.max_num_batched_tokens
+        if self.preset is not None:
+            gpu, _, model = self.preset.partition("/")
+            chosen = preset(gpu, model)
+            base = chosen.engine_config()
+            block_size = block_size or base.block_size
+            if blocks is None:
+                utilisation = self.gpu_memory_utilization
+                if utilisation is None and block_size == base.block_size:
+                    blocks = base.num_gpu_blocks
+                else:
+                    blocks = kv_blocks(
+                        GPUS[gpu],
+                        MODELS[model],
+                        gpu_memory_utilization=utilisation or 0.9,
+                        block_size=block_size,
+                    )
+                    if blocks < 2:
+                        raise ValueError(
+                            f"{self.preset} at gpu_memory_utilization {utilisation} leaves "
+                            "no memory for the KV cache"
+                        )
+            seqs = seqs or base.max_num_seqs
+            budget = budget or base.max_num_batched_tokens
+            preset_cost = chosen.step_cost()
+            terms = {
+                term: getattr(preset_cost, term) if value is None else value
+                for term, value in terms.items()
+            }
+        assert blocks is not None
+        config = EngineConfig(
+            num_gpu_blocks=blocks,
+            max_num_seqs=seqs or 256,
+            max_num_batched_tokens=budget or 2048,
+            block_size=block_size or 16,
+        )
+        return config, StepCost(**terms)
+
+    @property
+    def model_name(self) -> str | None:
+        """The written ``served_model_name``, else the preset's model, else ``None``."""
+        if self.served_model_name is not None:
+            return self.served_model_name
+        return None if self.preset is None else self.preset.partition("/")[2]
+
+
+_TERMS = ("base", "prefill_token", "decode_seq", "context_token")
+_QUEUE_KEYS = (
+    "concurrency",
+    "service_time",
+    "requests_per_second",
+    "prefill_tokens_per_second",
+    "decode_tokens_per_second",
+)
+
+
 class WorkloadSpec(_Model):
     """What the manifests do not say about one Deployment (keyed by its name)."""
 
@@ -545,9 +751,21 @@ class WorkloadSpec(_Model):
     """A request slower than this counts as late; ``None``: no target."""
     request_timeout: Period = 60.0
     """A request waiting or running longer than this fails."""
+    serving: ServingSpec = Field(default_factory=ServingSpec)
+    """The serving model: ``kind: queue`` (the capacity keys above) or ``kind: vllm``
+    (an engine per replica; ``docs/serving.md``)."""
 
     @model_validator(mode="after")
     def _check_capacity(self) -> WorkloadSpec:
+        if self.serving.kind == "vllm":
+            queue = [key for key in _QUEUE_KEYS if key in self.model_fields_set]
+            if queue:
+                raise ValueError(
+                    f"{', '.join(queue)} {'is' if len(queue) == 1 else 'are'} the queue "
+                    "model's capacity but serving.kind is vllm — remove "
+                    f"{'it' if len(queue) == 1 else 'them'} (the engine's settings decide "
+                    "capacity)"
+                )
         if self.service_time is not None and self.requests_per_second is not None:
             raise ValueError("service_time and requests_per_second are both set — keep one of them")
         if (self.prefill_tokens_per_second is None) != (self.decode_tokens_per_second is None):

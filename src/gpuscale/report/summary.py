@@ -22,7 +22,8 @@ numbers. Definitions:
   node-hours, dollars, GPU-hours on existing nodes and idle GPU-hours (GPUs not held by
   a Ready pod), idle dollars (idle GPU-hours at the per-GPU share of the node price).
 - **requests**: served, late (served slower than the target), timed out, dropped,
-  unfinished, and latency percentiles of the served ones.
+  unfinished, and latency percentiles of the served ones; for ``serving.kind: vllm``
+  workloads also TTFT and ITL (each request's mean inter-token gap) p50/p95/p99.
 
 :func:`summarize` returns the numbers (:class:`RunStats`, ``-o json``'s ``summary``);
 :func:`summary_table` lays them out as the report's
@@ -125,6 +126,15 @@ class RequestStats:
     p90_s: float | None
     p99_s: float | None
     max_s: float | None
+    ttft_p50_s: float | None = None
+    """Time to first token of served requests (``vllm`` workloads; ``None`` otherwise)."""
+    ttft_p95_s: float | None = None
+    ttft_p99_s: float | None = None
+    itl_p50_s: float | None = None
+    """Inter-token latency: each served request's mean gap between tokens after the
+    first (vLLM's per-request TPOT), over requests of two tokens or more."""
+    itl_p95_s: float | None = None
+    itl_p99_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,6 +396,14 @@ def _requests(logs: Mapping[str, RequestLog], targets: Mapping[str, float]) -> l
         served = log.latencies[served_mask]
         target = targets.get(name) or targets.get(name.split("/")[-1])
         late = int(np.count_nonzero(served > target)) if target is not None else 0
+        tokens: dict[str, float | None] = {}
+        for label, column in (("ttft", log.ttft), ("itl", log.itl)):
+            if column is None:
+                continue
+            values = column[served_mask]
+            values = values[~np.isnan(values)]
+            for q in (50, 95, 99):
+                tokens[f"{label}_p{q}_s"] = _percentile(values, q)
         stats.append(
             RequestStats(
                 workload=name,
@@ -400,6 +418,7 @@ def _requests(logs: Mapping[str, RequestLog], targets: Mapping[str, float]) -> l
                 p90_s=_percentile(served, 90),
                 p99_s=_percentile(served, 99),
                 max_s=float(served.max()) if served.size else None,
+                **tokens,
             )
         )
     return stats
@@ -525,6 +544,18 @@ def summary_table(summary: RunStats) -> Summary:
             SummaryRow("latency p99", _duration(req.p99_s), target),
             SummaryRow("latency max", _duration(req.max_s)),
         ]
+        if req.ttft_p50_s is not None:
+            rows += [
+                SummaryRow("TTFT p50", _duration(req.ttft_p50_s), "time to first token"),
+                SummaryRow("TTFT p95", _duration(req.ttft_p95_s)),
+                SummaryRow("TTFT p99", _duration(req.ttft_p99_s)),
+            ]
+        if req.itl_p50_s is not None:
+            rows += [
+                SummaryRow("ITL p50", _duration(req.itl_p50_s), "per-request mean (TPOT)"),
+                SummaryRow("ITL p95", _duration(req.itl_p95_s)),
+                SummaryRow("ITL p99", _duration(req.itl_p99_s)),
+            ]
         sections.append(SummarySection(f"Requests {_short(req.workload)}", tuple(rows)))
     return Summary(tuple(sections))
 

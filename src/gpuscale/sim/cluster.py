@@ -13,6 +13,7 @@ from gpuscale.kube import Taint
 from gpuscale.sim.engine import Handle
 from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget
+from gpuscale.sim.serving import EngineRouter, EngineServer
 from gpuscale.sim.specs import SimPool, SimWorkload
 
 __all__ = ["NAME_CHARS", "Node", "Pod", "Workload"]
@@ -152,7 +153,7 @@ class Pod:
         self.gone_at = math.inf
         self.ip = ""
         self.gauges: dict[str, float] = {}
-        self.server: ReplicaServer | None = None
+        self.server: ReplicaServer | EngineServer | None = None
         self.gpu_ids: list[int] = []
         self.handles: list[Handle] = []
         self.target: ScrapeTarget | None = None
@@ -199,7 +200,7 @@ class Workload:
         self.requirements: PodRequirements = spec.pod_requirements()
         self.desired: int | None = None
         self.metrics: dict[str, float | None] = {}
-        self.router: Router | None = None
+        self.router: Router | EngineRouter | None = None
         self.template_hash = template_hash
         self.owner = f"ReplicaSet/{spec.namespace}/{spec.name}-{template_hash}"
         self.serial = 0

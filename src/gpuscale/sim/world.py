@@ -62,6 +62,7 @@ from gpuscale.sim.requests import ReplicaServer, RequestLog
 from gpuscale.sim.scaler_loop import start_scaler
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scrape import ScrapeManager
+from gpuscale.sim.serving import EngineServer
 from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
 from gpuscale.timeline import Decision, Record
@@ -111,7 +112,10 @@ class World:
         self.autoscaler = AutoscalerLoop(self, ca_rng)
         self.cluster_version = 0
         """Counts every change the cluster autoscaler's snapshot would show."""
-        self.servers: dict[str, list[ReplicaServer]] = {}
+        self.servers: dict[str, list[ReplicaServer | EngineServer]] = {}
+        """Per workload, its replicas' servers. A workload's router and its servers are of
+        one kind (queue or engine), which mypy cannot see: hence the ``arg-type`` ignores
+        where the world hands a pod's server to its router."""
         self.scrape = ScrapeManager(
             self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s, keep=scrape_only
         )
@@ -317,12 +321,7 @@ class World:
             pod.available = True
         if workload.router is not None:
             # a pod Ready before its program serves takes requests it cannot start yet
-            pod.server = ReplicaServer(
-                pod.name,
-                spec.capacity.concurrency if spec.capacity else 1,
-                len(spec.metric_names.buckets),
-                max(now, pod.serving_at),
-            )
+            pod.server = workload.router.new_server(pod.name, max(now, pod.serving_at))
             self.servers[spec.key].append(pod.server)
         if spec.scraped and (spec.gauges or workload.router is not None):
             pod.target = pod_target(self, pod)
@@ -344,7 +343,7 @@ class World:
         router = pod.workload.router
         if router is not None and pod.server is not None:
             router.advance(self.engine.now)
-            router.add_endpoint(pod.server, self.engine.now)
+            router.add_endpoint(pod.server, self.engine.now)  # type: ignore[arg-type]
 
     def _delete_pod(
         self, pod: Pod, decision: Decision | None, *, grace_cap: float | None = None
@@ -370,6 +369,11 @@ class World:
             self._pod_gone(pod)
             return
         pod.state = "Terminating"
+        router = pod.workload.router
+        if router is not None and pod.server is not None:
+            # SIGTERM now: a queue replica drains, a vLLM engine aborts what it holds
+            router.advance(now)
+            router.terminate(pod.server, now)  # type: ignore[arg-type]
         grace = (
             spec.termination_grace_s
             if grace_cap is None
@@ -400,10 +404,11 @@ class World:
         assert server is not None
         assert pod.deleted_at is not None
         router.advance(now)
-        router.remove_endpoint(server)
+        router.remove_endpoint(server)  # type: ignore[arg-type]
         deleted = pod.deleted_at
         gone = min(
-            deleted + grace, max(deleted + pod.workload.spec.shutdown_s, router.drain_end(server))
+            deleted + grace,
+            max(deleted + pod.workload.spec.shutdown_s, router.drain_end(server)),  # type: ignore[arg-type]
         )
         server.gone_at = gone
         self.engine.at(max(gone, now), lambda: self._pod_gone(pod), priority=Priority.KUBELET)
@@ -416,9 +421,8 @@ class World:
         workload = pod.workload
         if pod.server is not None and workload.router is not None:
             workload.router.advance(now)
-            workload.router.retire(
-                pod.server, pod.server.gone_at if math.isfinite(pod.server.gone_at) else now
-            )
+            gone_at = pod.server.gone_at if math.isfinite(pod.server.gone_at) else now
+            workload.router.retire(pod.server, gone_at)  # type: ignore[arg-type]
             self.servers[workload.spec.key].remove(pod.server)
         workload.pods.pop(pod.key, None)
         pod.target = None  # the scrape loop keeps its own reference; no cycle left behind
@@ -577,9 +581,8 @@ class World:
         logs: dict[str, RequestLog] = {}
         for workload in self.workloads.values():
             if workload.router is not None:
-                logs[workload.spec.key] = workload.router.finish(
-                    until, self.servers[workload.spec.key]
-                )
+                servers = self.servers[workload.spec.key]
+                logs[workload.spec.key] = workload.router.finish(until, servers)  # type: ignore[arg-type]
         return SimulationResult(
             header=header_of(self.spec, self.seed),
             records=tuple(self.recorder.records),

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from gpuscale.profile import (
     AutoscalerSpec,
+    CalibrationSpec,
     CatalogueEntry,
     ClusterSpec,
     HpaSpec,
@@ -16,6 +17,8 @@ from gpuscale.profile import (
     NodePool,
     Profile,
     PrometheusSpec,
+    ServingSpec,
+    StepCostSpec,
     TaintSpec,
     TuneSpec,
     WorkloadSpec,
@@ -24,12 +27,15 @@ from gpuscale.profile import (
 DOC = Path("docs/profile.md")
 MODELS = [
     AutoscalerSpec,
+    CalibrationSpec,
     CatalogueEntry,
     ClusterSpec,
     HpaSpec,
     KedaSpec,
     NodePool,
     PrometheusSpec,
+    ServingSpec,
+    StepCostSpec,
     TuneSpec,
     WorkloadSpec,
 ]
