@@ -9,6 +9,7 @@ its JSON.
 
 Run:
   .venv/bin/python benchmarks/tune_traces.py evidence      # every trace, --holdout 30%
+  .venv/bin/python benchmarks/tune_traces.py vllm --trials 60   # examples/vllm (vLLM model)
   .venv/bin/python benchmarks/tune_traces.py speed         # 200 trials, code trace, --jobs 2
   .venv/bin/python benchmarks/tune_traces.py ray           # trials/s: --jobs 2 vs local Ray
 """
@@ -36,9 +37,11 @@ NAMES = (
 )
 
 
-def tune(trace: Path, *extra: str, slo: str = "late<=1%") -> tuple[dict[str, Any], float]:
+def tune(
+    trace: Path, *extra: str, slo: str = "late<=1%", system: Path = SYSTEM
+) -> tuple[dict[str, Any], float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    args = [sys.executable, "-m", "gpuscale", "tune", str(SYSTEM), "--trace", str(trace)]
+    args = [sys.executable, "-m", "gpuscale", "tune", str(system), "--trace", str(trace)]
     started = time.monotonic()
     done = subprocess.run(
         [*args, "--slo", slo, "-o", "json", *extra],
@@ -51,6 +54,10 @@ def tune(trace: Path, *extra: str, slo: str = "late<=1%") -> tuple[dict[str, Any
     return json.loads(done.stdout), time.monotonic() - started
 
 
+def _shown(slo: str, value: float) -> str:
+    return f"{value:.2%} late" if slo.startswith("late") else f"{value:.3f} s"
+
+
 def _row(part: dict[str, Any], trace: str, slo: str) -> list[str]:
     rows, bound = part["rows"], part["lower_bound"]["dollars"]
     clair = rows["clairvoyant"]["dollars"]
@@ -61,7 +68,7 @@ def _row(part: dict[str, Any], trace: str, slo: str) -> list[str]:
         r = rows[label]
         out.append(
             f"| {trace} | {part['part']} | {label} | ${r['dollars']:.2f} | {r['gpu_hours']:.2f} | "
-            f"{slo} {'met' if r['slo_met'] else 'MISSED'} ({r['slo_values'][slo]:.2%} late) | "
+            f"{slo} {'met' if r['slo_met'] else 'MISSED'} ({_shown(slo, r['slo_values'][slo])}) | "
             f"{r['dollars'] / bound:.2f}× | {r['dollars'] / clair:.2f}× | "
             f"{r['replica_changes']} | {r['cold_starts']} |"
         )
@@ -72,15 +79,26 @@ def _row(part: dict[str, Any], trace: str, slo: str) -> list[str]:
     return out
 
 
-def evidence(trials: int) -> None:
+def evidence(trials: int, system: Path = SYSTEM, slos: tuple[str, ...] = ()) -> None:
     print(
         "| trace | part | configuration | dollars | GPU-hours | SLO | ×lower bound | "
         "×clairvoyant | replica changes | cold starts |\n|---|---|---|---|---|---|---|---|---|---|"
     )
-    cases = [(name, "late<=1%") for name in NAMES] + [(NAMES[2], "late<=2%")]
+    if slos:
+        cases = [(name, slo) for name in NAMES for slo in slos]
+    else:
+        cases = [(name, "late<=1%") for name in NAMES] + [(NAMES[2], "late<=2%")]
     for name, slo in cases:
         document, wall = tune(
-            TRACES / name, "--holdout", "30%", "--trials", str(trials), "--jobs", "2", slo=slo
+            TRACES / name,
+            "--holdout",
+            "30%",
+            "--trials",
+            str(trials),
+            "--jobs",
+            "2",
+            slo=slo,
+            system=system,
         )
         for part in document["parts"]:
             print("\n".join(_row(part, name, slo)))
@@ -120,10 +138,16 @@ def ray() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("case", choices=("evidence", "speed", "ray"))
+    parser.add_argument("case", choices=("evidence", "vllm", "speed", "ray"))
     parser.add_argument("--trials", type=int, default=160)
     args = parser.parse_args()
-    {"evidence": lambda: evidence(args.trials), "speed": speed, "ray": ray}[args.case]()
+    vllm = ROOT / "examples" / "vllm"
+    {
+        "evidence": lambda: evidence(args.trials),
+        "vllm": lambda: evidence(args.trials, vllm, ("late<=1%", "ttft_p95<=2s")),
+        "speed": speed,
+        "ray": ray,
+    }[args.case]()
 
 
 if __name__ == "__main__":

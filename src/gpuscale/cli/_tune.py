@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
@@ -30,7 +31,7 @@ from gpuscale.errors import InputError
 from gpuscale.kube import format_duration
 from gpuscale.manifests import ManifestSet
 from gpuscale.sim.scalers import ReplicaSchedule
-from gpuscale.sim.specs import SimWorkload
+from gpuscale.sim.specs import EngineCapacity, SimWorkload
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 from gpuscale.tune.objective import Outcome, TuneProblem, evaluate, simplify, simulate_with
@@ -41,7 +42,7 @@ from gpuscale.tune.references import (
     lower_bound,
     replicas_per_node,
 )
-from gpuscale.tune.slo import SLO, parse_slos
+from gpuscale.tune.slo import NEEDS_SERVING, SLO, parse_slos
 from gpuscale.tune.space import (
     DELETE,
     Settings,
@@ -172,6 +173,15 @@ def _check_workload(ready: Prepared, name: str, slos: tuple[SLO, ...]) -> None:
             f"workload {name} serves no requests in the profile, so a trace cannot load it",
             where=where,
             fix=f"set workloads.{name}.concurrency and service_time or token rates",
+        )
+    needs = [s for s in slos if s.measure in NEEDS_SERVING]
+    if needs and not isinstance(workload.capacity, EngineCapacity):
+        raise InputError(
+            f"{needs[0].text} needs the vLLM serving model, and workload {name} is on the "
+            "queue model",
+            where=where,
+            fix=f"set workloads.{name}.serving.kind: vllm (docs/serving.md), or use "
+            "late<=N% or latency_pNN<=DURATION",
         )
     if workload.capacity.latency_target_s is None and any(s.measure == "late" for s in slos):
         raise InputError(
@@ -340,55 +350,53 @@ def _ratio(value: float, reference: float) -> str:
     return f"{value / reference:.2f}×" if reference > 0 else "—"
 
 
+def _seconds(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1f}s" if value >= 1 else f"{value * 1000:.0f}ms"
+
+
 def _table(scored: Scored, slos: tuple[SLO, ...], title: str) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in (
-        "",
-        "$",
-        "×LB",
-        "×clairv",
-        "GPU-h",
-        "SLO",
-        "on time",
-        "p50",
-        "p95",
-        "p99",
-        "changes",
-        "flaps",
-        "cold starts",
-    ):
-        table.add_column(column, justify="left" if not column else "right", no_wrap=True)
-    clair = scored.rows["clairvoyant"].dollars
+    """One column per configuration (and the lower bound), one row per measure."""
+    rows = scored.rows
+    clair = rows["clairvoyant"].dollars
     lb = scored.bound.dollars
+    vllm = any("ttft_p95" in o.latency for o in rows.values())
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("", no_wrap=True)
+    for label in [*rows, "lower bound"]:
+        table.add_column(label, justify="right", no_wrap=True)
 
-    def latency(value: float | None) -> str:
-        return "—" if value is None else f"{value:.1f}s"
+    def line(name: str, cells: list[str], bound: str = "") -> None:
+        table.add_row(name, *cells, bound)
 
-    for label, outcome in scored.rows.items():
-        table.add_row(
-            label,
-            f"${outcome.dollars:.2f}",
-            _ratio(outcome.dollars, lb),
-            _ratio(outcome.dollars, clair),
-            f"{outcome.gpu_hours:.2f}",
-            "met" if outcome.check.met else "MISSED",
-            f"{outcome.attainment:.2%}",
-            latency(outcome.latency["p50"]),
-            latency(outcome.latency["p95"]),
-            latency(outcome.latency["p99"]),
-            str(outcome.replica_changes),
-            str(outcome.flaps),
-            str(outcome.cold_starts),
+    outcomes = list(rows.values())
+    hours = max(scored.bound.work_node_hours, scored.bound.floor_node_hours)
+    line("dollars", [f"${o.dollars:.2f}" for o in outcomes], f"${lb:.2f}")
+    line("× lower bound", [_ratio(o.dollars, lb) for o in outcomes], "1.00×")
+    line("× clairvoyant", [_ratio(o.dollars, clair) for o in outcomes], _ratio(lb, clair))
+    line("GPU-hours", [f"{o.gpu_hours:.2f}" for o in outcomes], f"≥{hours:.2f}")
+    line("SLO", ["met" if o.check.met else "MISSED" for o in outcomes])
+    for slo in slos:
+        line(f"  {slo.text}", [_value(slo, o.check.values[slo.text]) for o in outcomes])
+    line("on time", [f"{o.attainment:.2%}" for o in outcomes])
+    keys = ["p50", "p95", "p99"] + (["ttft_p95", "ttft_p99", "itl_p95"] if vllm else [])
+    for key in keys:
+        name = key.replace("ttft_", "TTFT ").replace("itl_", "ITL ")
+        line(
+            f"latency {name}" if key[0] == "p" else name,
+            [_seconds(o.latency.get(key)) for o in outcomes],
         )
-    table.add_row(
-        "lower bound",
-        f"${lb:.2f}",
-        "1.00×",
-        _ratio(lb, clair),
-        f"≥{max(scored.bound.work_node_hours, scored.bound.floor_node_hours):.2f}",
-        *([""] * 8),
-    )
+    line("replica changes", [str(o.replica_changes) for o in outcomes])
+    line("flaps", [str(o.flaps) for o in outcomes])
+    line("cold starts", [str(o.cold_starts) for o in outcomes])
     return table
+
+
+def _value(slo: SLO, value: float) -> str:
+    if slo.share:
+        return f"{value:.2%}"
+    if slo.quantile is not None:
+        return _seconds(value)
+    return f"{value:g}"
 
 
 def _changes(space: Space, settings: Settings) -> dict[str, Any]:

@@ -76,7 +76,8 @@ class Outcome:
     late: int
     failed: int
     latency: Mapping[str, float | None]
-    """p50, p95, p99 of the served requests' latency (seconds)."""
+    """p50, p95, p99 of the served requests' latency (seconds); with the vLLM model also
+    ``ttft_p50``... and ``itl_p50``... ."""
     pending_p99_s: float
     replica_changes: int
     flaps: int
@@ -133,6 +134,14 @@ def _pending(result: SimulationResult, name: str, until: float) -> list[float]:
     return out
 
 
+def _served(column: Any, outcomes: Any) -> list[float]:
+    """The served requests' values of a vLLM column (NaN ones left out), or none."""
+    if column is None:
+        return []
+    values = column[outcomes == SERVED]
+    return [float(v) for v in values[~np.isnan(values)]]
+
+
 def _replicas(
     result: SimulationResult, key: str
 ) -> tuple[tuple[tuple[float, int, int], ...], int, int, int]:
@@ -184,11 +193,12 @@ def measure(
         failed = log.count(TIMED_OUT) + log.count(DROPPED)
         late = requests - on_time if target is not None else failed
         latencies = served.tolist()
+        ttft, itl = _served(log.ttft, log.outcomes), _served(log.itl, log.outcomes)
     else:
         requests = late = failed = on_time = 0
-        latencies = []
+        latencies, ttft, itl = [], [], []
     pending = _pending(result, workload, until)
-    check = check_slos(slos, Measures(requests, late, failed, latencies, pending))
+    check = check_slos(slos, Measures(requests, late, failed, latencies, pending, ttft, itl))
     cost = result.cost
     points, changes, flaps, created = _replicas(result, key)
     return Outcome(
@@ -200,7 +210,11 @@ def measure(
         requests=requests,
         late=late,
         failed=failed,
-        latency={f"p{q}": (percentile(latencies, q) if latencies else None) for q in (50, 95, 99)},
+        latency={
+            **{f"p{q}": (percentile(latencies, q) if latencies else None) for q in (50, 95, 99)},
+            **{f"ttft_p{q}": percentile(ttft, q) for q in (50, 95, 99) if ttft},
+            **{f"itl_p{q}": percentile(itl, q) for q in (50, 95, 99) if itl},
+        },
         pending_p99_s=percentile(pending, 99),
         replica_changes=changes,
         flaps=flaps,

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from gpuscale.controllers.kubelet import ReadinessProbe
 from gpuscale.profile import NodePool, Profile
 from gpuscale.sim.scalers import ReplicaSchedule
-from gpuscale.sim.specs import RequestCapacity, SimWorkload
+from gpuscale.sim.specs import EngineCapacity, RequestCapacity, SimWorkload
 from gpuscale.sim.traces import Trace
 from gpuscale.tune.slo import SLO
 
@@ -35,6 +35,7 @@ __all__ = [
     "clairvoyant_schedule",
     "lead_time",
     "lower_bound",
+    "own_latency",
     "replicas_per_node",
     "service_times",
 ]
@@ -43,10 +44,23 @@ WINDOW_S = 60.0
 """The clairvoyant schedule's window: it sizes the replicas minute by minute."""
 
 
-def service_times(capacity: RequestCapacity, trace: Trace) -> npt.NDArray[np.float64]:
+def service_times(
+    capacity: RequestCapacity | EngineCapacity, trace: Trace
+) -> npt.NDArray[np.float64]:
     """Each request's time on a replica slot, as the simulator's router computes it
     (``gpuscale.sim.requests.Router._service_times``): the fixed service time plus, with
-    token rates and a trace with tokens, prompt / prefill rate + output / decode rate."""
+    token rates and a trace with tokens, prompt / prefill rate + output / decode rate.
+
+    For a vLLM engine (:class:`~gpuscale.sim.specs.EngineCapacity`), the least engine
+    time the request adds to its replica's steps (:class:`gpuscale.serving.StepCost`):
+    its prompt tokens at ``prefill_token`` each, and each output token after the first
+    one decode slot of a step, ``decode_seq`` plus its share of the step's ``base`` when
+    the step is full (``max_num_seqs`` sequences). Context reads are left out (>= 0)."""
+    if isinstance(capacity, EngineCapacity):
+        cost = capacity.cost
+        per_token = cost.decode_seq + cost.base / capacity.config.max_num_seqs
+        decodes = np.maximum(trace.output_tokens - 1, 0)
+        return (trace.prompt_tokens * cost.prefill_token + decodes * per_token).astype(np.float64)
     base = capacity.service_time_s or 0.0
     if capacity.uses_tokens and trace.has_tokens:
         assert capacity.prefill_tokens_per_s is not None
@@ -57,6 +71,26 @@ def service_times(capacity: RequestCapacity, trace: Trace) -> npt.NDArray[np.flo
             + trace.output_tokens / capacity.decode_tokens_per_s
         ).astype(np.float64)
     return np.full(len(trace), base, dtype=np.float64)
+
+
+def _slots(capacity: RequestCapacity | EngineCapacity) -> int:
+    """How many requests' :func:`service_times` one replica adds up at once: the queue
+    model's slots; 1 for an engine, whose per-request times already share its steps."""
+    return 1 if isinstance(capacity, EngineCapacity) else capacity.concurrency
+
+
+def own_latency(
+    capacity: RequestCapacity | EngineCapacity, trace: Trace
+) -> npt.NDArray[np.float64]:
+    """The least latency each request has even alone on an idle replica: its service time
+    in the queue model; for an engine, one step with its whole prompt and then one step
+    (``base + decode_seq`` at least) per further output token."""
+    if isinstance(capacity, EngineCapacity):
+        cost = capacity.cost
+        decodes = np.maximum(trace.output_tokens - 1, 0)
+        first = cost.base + trace.prompt_tokens * cost.prefill_token
+        return (first + decodes * (cost.base + cost.decode_seq)).astype(np.float64)
+    return service_times(capacity, trace)
 
 
 def replicas_per_node(workload: SimWorkload, pool: NodePool) -> int:
@@ -130,15 +164,16 @@ def lower_bound(
         raise ValueError("the lower bound needs a workload that serves requests")
     cheapest = min(pools, key=lambda p: p.price_per_hour)
     per_node = replicas_per_node(workload, cheapest)
-    times = service_times(capacity, trace)
-    counted = times[trace.offsets < until - capacity.timeout_s]
+    early = trace.offsets < until - capacity.timeout_s
+    counted = service_times(capacity, trace)[early]
     forced = len(counted) - _allowed_misses(slos, len(counted))
     work = float(np.sort(counted)[:forced].sum()) if forced > 0 else 0.0
-    work_node_s = work / (capacity.concurrency * per_node)
+    work_node_s = work / (_slots(capacity) * per_node)
     floor_node_s = max(lowest_nodes * until, initial_nodes * min(until, unneeded_time_s))
     node_s = max(work_node_s, floor_node_s)
     target = capacity.latency_target_s
-    slow = int((counted > target).sum()) if target is not None else 0
+    alone = own_latency(capacity, trace)[early]
+    slow = int((alone > target).sum()) if target is not None else 0
     return LowerBound(
         dollars=node_s / 3600 * cheapest.price_per_hour,
         work_node_hours=work_node_s / 3600,
@@ -195,14 +230,14 @@ def _window_replicas(
     arrivals: Sequence[float],
     times: Sequence[float],
     start: float,
-    capacity: RequestCapacity,
+    capacity: RequestCapacity | EngineCapacity,
     most: int,
 ) -> int:
     if not len(arrivals):
         return 0
     target = capacity.latency_target_s
-    if target is None:
-        return min(most, math.ceil(sum(times) / (WINDOW_S * capacity.concurrency)))
+    if target is None or isinstance(capacity, EngineCapacity):
+        return min(most, math.ceil(sum(times) / (WINDOW_S * _slots(capacity))))
     low, high = 0, most
     while low < high:
         middle = (low + high) // 2

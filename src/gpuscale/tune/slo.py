@@ -17,9 +17,10 @@ The grammar (one SLO per ``--slo``; several are all required)::
 - ``latency_pNN``: the NN-th percentile of the served requests' latency.
 - ``pending_pNN``: the NN-th percentile of the time the workload's pods spend Pending
   (from their creation to their binding to a node, or to the end of the run).
-- ``ttft_pNN`` / ``itl_pNN``: time to first token and inter-token latency; they need the
-  LLM serving model (a ``serving: vllm`` workload), which the queue model does not have,
-  so they are refused with a line saying so.
+- ``ttft_pNN`` / ``itl_pNN``: the NN-th percentile of the served requests' time to first
+  token and mean inter-token latency (vLLM's TPOT; one-token answers have none). They need
+  the vLLM serving model (``serving: kind: vllm`` in the profile): the command refuses
+  them, with a line saying so, for a workload on the queue model.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from gpuscale.errors import InputError
 from gpuscale.kube import format_duration, parse_duration
 
 __all__ = [
+    "NEEDS_SERVING",
     "SLO",
     "Measures",
     "Op",
@@ -52,7 +54,8 @@ _FORM = re.compile(
 )
 _SHARES = ("late", "failed")
 _PERCENTILES = ("latency", "ttft", "itl", "pending")
-_NEED_SERVING = ("ttft", "itl")
+NEEDS_SERVING = ("ttft", "itl")
+"""Measures only the vLLM serving model has."""
 _EXAMPLES = "late<=1%, failed==0, latency_p99<=20s, pending_p99<=10m"
 
 
@@ -107,13 +110,6 @@ def parse_slo(text: str) -> SLO:
         raise _refuse(text, "expected MEASURE OP BOUND (op <=, < or ==)")
     measure, q_text, op_text, bound_text = match.group("measure", "q", "op", "bound")
     op: Op = "==" if op_text == "==" else "<" if op_text == "<" else "<="
-    if measure in _NEED_SERVING:
-        raise InputError(
-            f"{text!r}: {measure} needs the LLM serving model (a workload with "
-            "serving: vllm in the profile), which this gpuscale does not have yet",
-            where="--slo",
-            fix="use late<=N% or latency_pNN<=DURATION, which the queue model measures",
-        )
     if measure in _SHARES:
         if q_text is not None:
             raise _refuse(text, f"{measure} takes no percentile")
@@ -183,6 +179,10 @@ class Measures:
     """Served requests' latencies (seconds), any order."""
     pending: Sequence[float]
     """Pods' Pending durations (seconds)."""
+    ttft: Sequence[float] = ()
+    """Served requests' times to first token (vLLM workloads)."""
+    itl: Sequence[float] = ()
+    """Served requests' mean inter-token latencies (vLLM workloads)."""
 
     def value(self, slo: SLO) -> float:
         """The measured value ``slo`` bounds."""
@@ -191,7 +191,12 @@ class Measures:
             if not slo.share:
                 return float(count)
             return count / self.requests if self.requests else 0.0
-        values = self.latency if slo.measure == "latency" else self.pending
+        values = {
+            "latency": self.latency,
+            "pending": self.pending,
+            "ttft": self.ttft,
+            "itl": self.itl,
+        }[slo.measure]
         assert slo.quantile is not None
         return percentile(values, slo.quantile)
 

@@ -25,7 +25,7 @@ CASES = [
         "tune-slo-ttft-needs-serving",
         (*_RUN, "--slo", "ttft_p95<=2s"),
         _FILES,
-        ("--slo", "serving: vllm"),
+        ("gpuscale.yaml", "serving.kind: vllm"),
     ),
     Bad("tune-slo-twice", (*_RUN, "--slo", "late<=1%", "--slo", "late<=2%"), _FILES, ("--slo",)),
     Bad("tune-trials-zero", (*_RUN, "--slo", "late<=1%", "--trials", "0"), _FILES, ("--trials",)),

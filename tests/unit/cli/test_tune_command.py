@@ -164,3 +164,19 @@ def test_trials_run_on_a_local_ray(
     )
     assert document["trials"] == 3
     assert all(t["outcome"]["requests"] > 0 for t in document["all_trials"])
+
+
+def test_a_ttft_slo_on_the_vllm_example(capsys: pytest.CaptureFixture[str]) -> None:
+    trace = ROOT.parent / "shared" / "traces" / "AzureLLMInferenceTrace_conv.csv"
+    if not trace.exists():
+        trace = Path("/work/shared/traces/AzureLLMInferenceTrace_conv.csv")
+    if not trace.exists():
+        pytest.skip("the shared traces are not here")
+    args = ["tune", str(ROOT / "examples" / "vllm"), "--trace", str(trace)]
+    args += ["--slo", "ttft_p95<=2s", "--until", "5m", "--trials", "3", "--front-trials", "0"]
+    assert main([*args, "-o", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    rows = document["parts"][0]["rows"]
+    for row in rows.values():
+        assert row["slo_values"]["ttft_p95<=2s"] == pytest.approx(row["latency_s"]["ttft_p95"])
+        assert 0 < row["latency_s"]["ttft_p95"] < row["latency_s"]["p95"]
