@@ -351,7 +351,11 @@ def _ratio(value: float, reference: float) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f}s" if value >= 1 else f"{value * 1000:.0f}ms"
+    if value is None:
+        return "—"
+    if math.isinf(value):
+        return "never"
+    return f"{value:.1f}s" if value >= 1 else f"{value * 1000:.0f}ms"
 
 
 def _table(scored: Scored, slos: tuple[SLO, ...], title: str) -> Table:

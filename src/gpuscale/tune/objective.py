@@ -12,6 +12,7 @@ requests answered within the workload's latency target.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -94,7 +95,9 @@ class Outcome:
             "gpu_hours": self.gpu_hours,
             "node_hours": self.node_hours,
             "slo_met": self.check.met,
-            "slo_values": dict(self.check.values),
+            "slo_values": {
+                k: (v if math.isfinite(v) else None) for k, v in self.check.values.items()
+            },
             "slo_summary": self.check.describe(slos) if slos else None,
             "attainment": self.attainment,
             "requests": self.requests,

@@ -14,7 +14,8 @@ The grammar (one SLO per ``--slo``; several are all required)::
   timed out, or dropped. Requests still in flight when the run ends are left out.
   A bare count (``late<=20``) counts requests instead of a share.
 - ``failed``: requests that timed out or whose replica went away (a share with ``%``).
-- ``latency_pNN``: the NN-th percentile of the served requests' latency.
+- ``latency_pNN``: the NN-th percentile of the requests' latency, a request that failed
+  (timed out, dropped) counting as slower than any bound (as for ``ttft`` and ``itl``).
 - ``pending_pNN``: the NN-th percentile of the time the workload's pods spend Pending
   (from their creation to their binding to a node, or to the end of the run).
 - ``ttft_pNN`` / ``itl_pNN``: the NN-th percentile of the served requests' time to first
@@ -198,6 +199,9 @@ class Measures:
             "itl": self.itl,
         }[slo.measure]
         assert slo.quantile is not None
+        if slo.measure != "pending":
+            # A request that failed never answered: slower than any bound.
+            values = [*values, *([math.inf] * self.failed)]
         return percentile(values, slo.quantile)
 
 
@@ -209,6 +213,8 @@ def percentile(values: Sequence[float], q: float) -> float:
     rank = (len(ordered) - 1) * q / 100
     low = math.floor(rank)
     high = min(low + 1, len(ordered) - 1)
+    if math.isinf(ordered[high]):
+        return ordered[high] if rank > low or math.isinf(ordered[low]) else ordered[low]
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
@@ -230,6 +236,8 @@ class SloCheck:
             shown = (
                 f"{value * 100:.2f}%"
                 if slo.share
+                else "never answered"
+                if math.isinf(value)
                 else format_duration(value)
                 if slo.quantile is not None
                 else f"{value:g}"
@@ -245,5 +253,5 @@ def check_slos(slos: Sequence[SLO], measures: Measures) -> SloCheck:
     return SloCheck(
         values=values,
         met=all(slo.holds(values[slo.text]) for slo in slos),
-        excess=max(excesses) if excesses else 0.0,
+        excess=min(max(excesses), 1e6) if excesses else 0.0,
     )

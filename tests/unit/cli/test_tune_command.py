@@ -178,5 +178,6 @@ def test_a_ttft_slo_on_the_vllm_example(capsys: pytest.CaptureFixture[str]) -> N
     document = json.loads(capsys.readouterr().out)
     rows = document["parts"][0]["rows"]
     for row in rows.values():
-        assert row["slo_values"]["ttft_p95<=2s"] == pytest.approx(row["latency_s"]["ttft_p95"])
         assert 0 < row["latency_s"]["ttft_p95"] < row["latency_s"]["p95"]
+        if row["failed"] == 0:
+            assert row["slo_values"]["ttft_p95<=2s"] == pytest.approx(row["latency_s"]["ttft_p95"])

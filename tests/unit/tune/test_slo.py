@@ -62,10 +62,22 @@ def test_the_same_measure_twice_and_none_are_refused() -> None:
 def test_late_counts_failures_and_shares_exclude_nothing_counted() -> None:
     measures = Measures(requests=200, late=3, failed=1, latency=[1.0, 2.0, 3.0], pending=[])
     check = check_slos(parse_slos(["late<=1%", "failed==0", "latency_p50<=2s"]), measures)
-    assert check.values == {"late<=1%": 0.015, "failed==0": 1.0, "latency_p50<=2s": 2.0}
+    # the failed request is slower than any bound: latencies 1, 2, 3, inf → p50 2.5
+    assert check.values == {"late<=1%": 0.015, "failed==0": 1.0, "latency_p50<=2s": 2.5}
     assert not check.met
     assert check.excess == pytest.approx(1.0)  # failed: 1 over a bound of 0 (scale 1)
-    assert check_slos(parse_slos(["latency_p50<=2s"]), measures).met
+    fine = Measures(requests=200, late=3, failed=0, latency=[1.0, 2.0, 3.0], pending=[])
+    assert check_slos(parse_slos(["latency_p50<=2s"]), fine).met
+
+
+def test_failed_requests_count_as_slower_than_any_bound() -> None:
+    served = [1.0] * 90
+    measures = Measures(requests=100, late=10, failed=10, latency=served, pending=[], ttft=served)
+    check = check_slos(parse_slos(["ttft_p95<=2s", "latency_p50<=2s"]), measures)
+    assert check.values["ttft_p95<=2s"] == float("inf")
+    assert check.values["latency_p50<=2s"] == 1.0
+    assert not check.met
+    assert "never answered" in check.describe(parse_slos(["ttft_p95<=2s", "latency_p50<=2s"]))
 
 
 def test_percentile_is_numpys_linear() -> None:
