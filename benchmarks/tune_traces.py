@@ -54,7 +54,9 @@ def tune(
     return json.loads(done.stdout), time.monotonic() - started
 
 
-def _shown(slo: str, value: float) -> str:
+def _shown(slo: str, value: float | None) -> str:
+    if value is None:
+        return "failed requests: never answered"
     return f"{value:.2%} late" if slo.startswith("late") else f"{value:.3f} s"
 
 
