@@ -97,8 +97,9 @@ def simulate_command(
         typer.Option(
             "--max-work",
             metavar="N",
-            help="Refuse runs estimated above N units of work (loop events + requests; "
-            "default 1e7, a few minutes). Raise it for long runs.",
+            help="Refuse runs estimated above N units of work (loop events + requests, "
+            "10 per request to a serving.kind vllm engine; default 1e7, a few minutes). "
+            "Raise it for long runs.",
             show_default=False,
         ),
     ] = None,

@@ -11,6 +11,7 @@ gpuscale.yaml ─► load_profile_text ─► Profile (frozen; defaults and cata
                                   ├── hpa            HpaSpec
                                   ├── prometheus     PrometheusSpec
                                   ├── keda           KedaSpec
+                                  ├── timing         TimingSpec    (loop latencies)
                                   ├── workloads      {Deployment name: WorkloadSpec}
                                   │                    └── serving  ServingSpec (queue | vllm)
                                   └── catalogue      CatalogueEntry... (added to CATALOGUE)
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
         ServingSpec,
         StepCostSpec,
         TaintSpec,
+        TimingSpec,
         Tunable,
         TuneSpec,
         WorkloadSpec,
@@ -78,6 +80,7 @@ else:
                 "ServingSpec",
                 "StepCostSpec",
                 "TaintSpec",
+                "TimingSpec",
                 "TUNABLE",
                 "TuneSpec",
                 "Tunable",
@@ -113,6 +116,7 @@ __all__ = [
     "Size",
     "StepCostSpec",
     "TaintSpec",
+    "TimingSpec",
     "Tunable",
     "TuneSpec",
     "WorkloadSpec",

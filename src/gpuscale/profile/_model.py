@@ -56,6 +56,7 @@ __all__ = [
     "ServingSpec",
     "StepCostSpec",
     "TaintSpec",
+    "TimingSpec",
     "Tunable",
     "TuneSpec",
     "WorkloadSpec",
@@ -728,6 +729,35 @@ _QUEUE_KEYS = (
 )
 
 
+class TimingSpec(_Model):
+    """Latencies of a real cluster between the control loops' steps, so that the
+    simulated loops drift and read their clocks as real ones do (``docs/timing.md``).
+    Each is drawn per loop and object within ± ``spread`` of its value, from a stream of
+    its own per seed. All 0: every loop on its exact grid. The defaults are estimates of a
+    small, healthy cluster, each with the metric that measures it on yours."""
+
+    hpa_reconcile: Delay = 0.025
+    """One HPA reconcile: GET of the scale, the External metrics read (through KEDA's
+    metrics server, which queries Prometheus) and the status update; the next sync is a
+    sync period after it ends (``processNextWorkItem``). Measured by
+    ``horizontal_pod_autoscaler_controller_reconciliation_duration_seconds``."""
+    keda_start: Delay = 0.1
+    """From the ScaledObject's creation to KEDA's first poll: its first reconcile, which
+    also creates the HPA (finalizer, HPA create, status update)."""
+    keda_poll: Delay = 0.01
+    """From a poll's tick to KEDA reading the clock: the triggers' queries. Measured by
+    ``keda_scaler_metrics_latency_seconds``."""
+    autoscaler_run_once: Delay = 0.2
+    """One cluster-autoscaler iteration (``RunOnce``); the next waits a scan interval after
+    it ends. Measured by ``cluster_autoscaler_function_duration_seconds{function="main"}``."""
+    pod_start: Delay = 2.0
+    """From a pod's binding to its container starting on a node that has the image
+    (kubelet, sandbox, network); 1–3 s with the default spread. Kubernetes' pod start-up
+    SLO is 5 s at the 99th percentile, image pulls excluded."""
+    spread: float = Field(default=0.5, ge=0, le=1)
+    """How far a draw may fall from its value, as a share of it (0.5: ±50 %, uniform)."""
+
+
 class WorkloadSpec(_Model):
     """What the manifests do not say about one Deployment (keyed by its name)."""
 
@@ -890,6 +920,8 @@ class Profile(_Model):
     """The Prometheus KEDA queries."""
     keda: KedaSpec = Field(default_factory=KedaSpec)
     """KEDA's installation."""
+    timing: TimingSpec = Field(default_factory=TimingSpec)
+    """Latencies between the control loops' steps (reconciles, polls, pod start)."""
     workloads: dict[str, WorkloadSpec] = Field(default_factory=dict)
     """Per Deployment name: start-up, capacity and latency; unlisted ones take defaults."""
     catalogue: tuple[CatalogueEntry, ...] = ()

@@ -78,6 +78,9 @@ class ReplicaStats:
     flaps: int
     flap_period_s: float | None = None
     """Median time between successive increases of ``spec`` when it flaps, else None."""
+    flap_period_range_s: tuple[float, float] | None = None
+    """The shortest and longest of those times: the HPA's drift against the scrapes
+    moves single turns by a sync (``docs/timing.md``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +214,7 @@ def _replicas(records: Sequence[Record], spans: Sequence[float]) -> list[Replica
             last_direction = direction
         gaps = sorted(b - a for a, b in itertools.pairwise(rises))
         period = gaps[len(gaps) // 2] if flaps >= 2 and gaps else None
+        spread = (gaps[0], gaps[-1]) if period is not None else None
         total = sum(spans)
         stats.append(
             ReplicaStats(
@@ -223,6 +227,7 @@ def _replicas(records: Sequence[Record], spans: Sequence[float]) -> list[Replica
                 changes=changes,
                 flaps=flaps,
                 flap_period_s=period,
+                flap_period_range_s=spread,
             )
         )
     return stats
@@ -455,6 +460,14 @@ def summarize(
 # --------------------------------------------------------------------------- the table
 
 
+def _period_note(stats: ReplicaStats) -> str:
+    spread = stats.flap_period_range_s
+    if spread is None or round(spread[0]) == round(spread[1]):
+        return "between scale-ups"
+    low, high = (format_duration(round(s)) for s in spread)
+    return f"median between scale-ups; {low}–{high} in this run"
+
+
 def _duration(seconds: float | None) -> str | None:
     if seconds is None:
         return None
@@ -480,7 +493,7 @@ def summary_table(summary: RunStats) -> Summary:
             SummaryRow("ready replicas min–max", f"{stats.min_ready}–{stats.max_ready}"),
             SummaryRow("replica changes", stats.changes),
             SummaryRow("flaps", stats.flaps, "reversals of direction"),
-            SummaryRow("flap period", _duration(stats.flap_period_s), "between scale-ups"),
+            SummaryRow("flap period", _duration(stats.flap_period_s), _period_note(stats)),
         ]
         for reaction in summary.reactions:
             if reaction.workload != stats.workload:

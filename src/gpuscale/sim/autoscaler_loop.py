@@ -2,10 +2,16 @@
 is given, and how its decisions are applied. Pure.
 
 The decisions themselves are :func:`gpuscale.controllers.cluster_autoscaler.run_once`'s.
-The loop runs every scan interval, at once again after a productive iteration, and at
-once when a pod turns unschedulable (``cluster-autoscaler/loop/trigger.go``). An
-iteration over the same cluster before any of the model's time thresholds is crossed
-would decide the same, so it is skipped.
+The loop follows kubernetes/autoscaler ``cluster-autoscaler/main.go`` (``run``: wait,
+then ``RunOnce``) and ``loop/trigger.go`` (``LoopTrigger.Wait``): the autoscaler is a
+long-running process, so at ``t = 0`` its loop stands at a phase of its own within a
+scan interval; each ``RunOnce`` decides on the snapshot at its start and takes the
+run's ``autoscaler_run_once`` latency; then ``Wait`` sleeps a scan interval, returns at
+once after a productive iteration, or when a pod turns unschedulable (the pod
+observer's signal; one that comes during ``RunOnce`` waits in the channel's buffer and
+starts the next iteration as soon as this one ends). An iteration over the same cluster
+before any of the model's time thresholds is crossed would decide the same, so it is
+skipped (its duration still drawn, so skipping changes no later draw).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import TYPE_CHECKING
 from gpuscale.controllers import cluster_autoscaler as ca
 from gpuscale.controllers.scheduler import NodeView, quantities
 from gpuscale.sim.engine import Handle, Priority
+from gpuscale.sim.timing import LoopClock
 from gpuscale.timeline import Decision
 
 if TYPE_CHECKING:
@@ -30,6 +37,8 @@ class AutoscalerLoop:
     """The cluster autoscaler over one world, with the model's state between runs."""
 
     __slots__ = (
+        "_busy_until",
+        "_clock",
         "_next",
         "_rng",
         "_seen_version",
@@ -48,21 +57,26 @@ class AutoscalerLoop:
         self._next: Handle | None = None
         self._seen_version = -1
         self._valid_until = -math.inf
+        self._clock = LoopClock(world.spec.timing, world.seed, "cluster-autoscaler", "")
+        self._busy_until = -math.inf
         self.runs = 0
         """Iterations run (skipped ones not counted)."""
 
     def start(self) -> None:
-        """The first iteration, at time 0."""
-        self._next = self._world.engine.at(0.0, self.run, priority=Priority.AUTOSCALER)
+        """The first iteration, at the loop's phase (0 with exact timing)."""
+        first = self._clock.phase(self.options.scan_interval_s)
+        self._next = self._world.engine.at(first, self.run, priority=Priority.AUTOSCALER)
 
     def signal(self) -> None:
-        """A pod turned unschedulable: run now rather than at the next scan."""
+        """A pod turned unschedulable: run as soon as ``RunOnce`` is not running, rather
+        than at the next scan."""
         engine = self._world.engine
         handle = self._next
-        if handle is None or handle.cancelled or handle.time <= engine.now:
+        when = max(engine.now, self._busy_until)
+        if handle is None or handle.cancelled or handle.time <= when:
             return
         engine.cancel(handle)
-        self._next = engine.at(engine.now, self.run, priority=Priority.AUTOSCALER)
+        self._next = engine.at(when, self.run, priority=Priority.AUTOSCALER)
 
     def snapshot(self) -> ca.ClusterSnapshot:
         """The cluster as the autoscaler's informers see it now."""
@@ -131,10 +145,12 @@ class AutoscalerLoop:
         engine = world.engine
         options = self.options
         now = engine.now
+        took = self._clock.latency(world.spec.timing.autoscaler_run_once_s)
+        self._busy_until = now + took
         if world.cluster_version == self._seen_version and now < self._valid_until:
             # same snapshot, no time threshold crossed: the iteration would decide the same
             self._next = engine.after(
-                options.scan_interval_s, self.run, priority=Priority.AUTOSCALER
+                took + options.scan_interval_s, self.run, priority=Priority.AUTOSCALER
             )
             return
         self.runs += 1
@@ -175,5 +191,5 @@ class AutoscalerLoop:
                         )
                     )
                 pod.ca_message = message
-        delay = 0.0 if result.productive else options.scan_interval_s
+        delay = took if result.productive else took + options.scan_interval_s
         self._next = engine.after(delay, self.run, priority=Priority.AUTOSCALER)

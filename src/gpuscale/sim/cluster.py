@@ -15,6 +15,7 @@ from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget
 from gpuscale.sim.serving import EngineRouter, EngineServer
 from gpuscale.sim.specs import SimPool, SimWorkload
+from gpuscale.timeline import WorkloadState
 
 __all__ = ["NAME_CHARS", "Node", "Pod", "Workload"]
 
@@ -188,6 +189,7 @@ class Workload:
         "requirements",
         "router",
         "serial",
+        "shown",
         "spec",
         "spec_replicas",
         "template_hash",
@@ -205,6 +207,11 @@ class Workload:
         self.owner = f"ReplicaSet/{spec.namespace}/{spec.name}-{template_hash}"
         self.serial = 0
         self.gpus = spec.gpus_per_pod()
+        self.shown: WorkloadState | None = None
+        """The state the timeline last recorded; None once anything it shows changed
+        (``spec_replicas``, ``desired``, ``metrics``, a pod added, gone or changing
+        state): every such change sets it to None, so the recorder rebuilds it only
+        then (an exact saving: with drifting loops most records change one workload)."""
 
     def active(self) -> list[Pod]:
         return [p for p in self.pods.values() if p.deleted_at is None]

@@ -277,6 +277,11 @@ def _settled_after_s(
 
     A request load (random arrivals) is never constant, and a query that reads the clock
     is not either: both give None.
+
+    The loops drift (``docs/timing.md``): the HPA's syncs are a reconcile later each
+    period, so the loops' phases never repeat exactly and the common period is no longer
+    one. It is kept as a margin: once every input is constant, a loop decides the same
+    at any phase, and the quiet stretch beyond every memory is what the proof needs.
     """
     fallback = source.spec.fallback
     fallback_s = 0.0 if fallback is None else float(fallback.failure_threshold)

@@ -19,7 +19,8 @@ here. :func:`build_inputs` reads what the cluster would read:
   taints as the provider sets them, min/max or a fixed count, price, provisioning time),
   with as many nodes at the start as the initial replicas need; its **autoscaler**,
   **hpa** and **prometheus** sections give the loops' timings, the lookback and the
-  PromQL version;
+  PromQL version, and its **timing** section the latencies the loops drift by
+  (:func:`timing_options`);
 - every **ScaledObject** becomes a :class:`~gpuscale.sim.keda.ScaledObjectSource`: its
   typed spec after KEDA's admission webhook, and the HPA KEDA generates for it.
 
@@ -50,7 +51,14 @@ from gpuscale.manifests import (
     ServiceMonitor,
     Workload,
 )
-from gpuscale.profile import AutoscalerSpec, HpaSpec, Profile, PrometheusSpec, WorkloadSpec
+from gpuscale.profile import (
+    AutoscalerSpec,
+    HpaSpec,
+    Profile,
+    PrometheusSpec,
+    TimingSpec,
+    WorkloadSpec,
+)
 from gpuscale.promql import fold, parse_query, walk
 from gpuscale.sim.keda import ScaledObjectSource, thresholds_of
 from gpuscale.sim.load_checks import (
@@ -74,6 +82,7 @@ from gpuscale.sim.specs import (
     SimulationSpec,
     SimWorkload,
 )
+from gpuscale.sim.timing import Latencies
 from gpuscale.sim.world import LoadSpec
 
 __all__ = [
@@ -88,6 +97,7 @@ __all__ = [
     "prometheus_options",
     "scrape_options",
     "selected_metric_names",
+    "timing_options",
 ]
 
 APPROXIMATIONS = (
@@ -116,8 +126,10 @@ APPROXIMATIONS = (
     "preset step costs (a datasheet roofline unless calibrated); no prefix caching; a "
     "scrape sees the engine as of the end of the step in progress; a deleted replica "
     "aborts what it holds (v0.11 exits on SIGTERM).",
-    "KEDA's and the HPA's reads of Prometheus take no time; the HPA and KEDA loops start "
-    "at t=0 with the ScaledObject (created with the run), the Deployment already running.",
+    "Latencies (the profile's timing section) are estimates drawn uniformly within their "
+    "spread; the ScaledObject is created at t=0 (the Deployment already running), KEDA's "
+    "loop starts its keda_start later and the HPA's first sync is a sync period after "
+    "that; an HPA's phase-lock onto its informer's resync (hours) is not modelled.",
 )
 """What is modelled approximately, for timeline headers and reports."""
 
@@ -522,6 +534,18 @@ def autoscaling_options(spec: AutoscalerSpec) -> AutoscalingOptions:
     )
 
 
+def timing_options(spec: TimingSpec) -> Latencies:
+    """The profile's ``timing`` section as the simulator's latencies (``gpuscale.sim.timing``)."""
+    return Latencies(
+        hpa_reconcile_s=spec.hpa_reconcile,
+        keda_start_s=spec.keda_start,
+        keda_poll_s=spec.keda_poll,
+        autoscaler_run_once_s=spec.autoscaler_run_once,
+        pod_start_s=spec.pod_start,
+        spread=spec.spread,
+    )
+
+
 def hpa_options(spec: HpaSpec) -> HPAControllerOptions:
     """The profile's ``hpa`` section as the HPA controller's flags (one tolerance for both
     directions, as ``--horizontal-pod-autoscaler-tolerance`` sets)."""
@@ -626,6 +650,7 @@ def build_inputs(
         prometheus=scrape_options(profile.prometheus),
         control_plane=ControlPlaneSpec(hpa=hpa),
         provider=profile.cluster.provider,
+        timing=timing_options(profile.timing),
     )
     queries = [t.query for s in sources for t in s.hpa.triggers if t is not None]
     return SimulationInputs(

@@ -67,6 +67,7 @@ from gpuscale.controllers.keda import (
 from gpuscale.promql import PromQLError, VectorResult
 from gpuscale.sim.metrics import MetricsBackend
 from gpuscale.sim.scalers import ScaleDecision, Scaler, ScaleView
+from gpuscale.sim.timing import whole_seconds
 from gpuscale.timeline import Decision
 
 __all__ = ["ScaledObjectLoops", "ScaledObjectSource", "thresholds_of", "trigger_value"]
@@ -141,7 +142,9 @@ class ScaledObjectSource:
     """The HPA controller's flags its generated HPA runs with (the profile's ``hpa``
     section, mapped in :func:`gpuscale.sim.inputs.hpa_options`)."""
     created_at: float = 0.0
-    """When the ScaledObject was created (``initialCooldownPeriod`` counts from here)."""
+    """When the ScaledObject was created (``initialCooldownPeriod`` counts from its
+    ``creationTimestamp``, this truncated to whole seconds; KEDA's loops start when its
+    first reconcile does, ``gpuscale.sim.scaler_loop``)."""
 
     def loops(self) -> ScaledObjectLoops:
         """Fresh loops (new state) for one run."""
@@ -301,6 +304,7 @@ class ScaledObjectLoops:
                     handed.value, active or handed.fallback_active, None
                 )
         state = scaled_object_state(states)
+        never_active = self.last_active_time is None
         request = request_scale(
             current_replicas=view.spec_replicas,
             is_active=state.is_active,
@@ -313,12 +317,13 @@ class ScaledObjectLoops:
             initial_cooldown_period=spec.initial_cooldown_period,
             fallback=self.fallback,
             last_active_time=self.last_active_time,
-            creation_time=source.created_at,
+            creation_time=whole_seconds(source.created_at, view.clock_phase_s),
             annotations=source.annotations,
         )
         if request.last_active_time is not None:
-            # status.lastActiveTime is a metav1.Time: whole seconds
-            self.last_active_time = float(math.floor(request.last_active_time))
+            # status.lastActiveTime is a metav1.Time: whole seconds of the wall clock, re-read
+            # from the API at the next poll
+            self.last_active_time = whole_seconds(request.last_active_time, view.clock_phase_s)
         if request.scaled:
             detail = self._notes(facts)
             if request.action == "activate":
@@ -330,10 +335,16 @@ class ScaledObjectLoops:
                 )
             elif request.action == "deactivate":
                 reason = "KEDAScaleTargetDeactivated"
+                # never active: the gate was initialCooldownPeriod since creation
+                gate = (
+                    f"initialCooldownPeriod {spec.initial_cooldown_period or 0}s since creation"
+                    if never_active
+                    else f"cooldownPeriod {spec.cooldown_period}s"
+                )
                 text = (
                     f"Deactivated {spec.scale_target_kind} {source.namespace}/{source.target} "
                     f"from {view.spec_replicas} to {request.replicas} (no trigger active for "
-                    f"cooldownPeriod {spec.cooldown_period}s)"
+                    f"{gate})"
                 )
             else:
                 reason = "ScaledToMinReplicaCount"
@@ -434,7 +445,11 @@ class ScaledObjectLoops:
     def sync(self, view: ScaleView) -> ScaleDecision:
         """One HPA sync (reconcileAutoscaler) with KEDA's answers."""
         assert self.hpa is not None
-        values, seen = self.read_metrics(view)
+        if self.hpa.reads_metrics(view.spec_replicas):
+            values, seen = self.read_metrics(view)
+        else:
+            # the ScalingDisabled branch (target at 0) reads no metric
+            values, seen = [None] * len(self.hpa.metrics), {}
         result = self.hpa.reconcile_detailed(
             now=view.now_s,
             spec_replicas=view.spec_replicas,

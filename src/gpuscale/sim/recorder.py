@@ -20,6 +20,7 @@ from gpuscale.timeline import Decision, Header, Record, WorkloadState
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from gpuscale.sim.cluster import Workload
     from gpuscale.sim.world import World
 
 __all__ = ["Recorder", "SimulationResult", "header_of"]
@@ -57,7 +58,17 @@ def header_of(spec: SimulationSpec, seed: int) -> Header:
 class Recorder:
     """Collects decisions and writes a record whenever the world changed."""
 
-    __slots__ = ("_dirty", "_flush", "_world", "changes", "decisions", "records")
+    __slots__ = (
+        "_dirty",
+        "_flush",
+        "_gpus_shown",
+        "_load_shown",
+        "_world",
+        "changes",
+        "decisions",
+        "nodes_shown",
+        "records",
+    )
 
     def __init__(self, world: World) -> None:
         self._world = world
@@ -68,6 +79,11 @@ class Recorder:
         """Counts every change the timeline sees (which includes every change of what
         kube-state-metrics reports)."""
         self._flush: Handle | None = None
+        self._gpus_shown: dict[str, dict[str, int]] = {}
+        self._load_shown: dict[str, float] = {}
+        self.nodes_shown: dict[str, dict[str, int]] | None = None
+        """Nodes per pool and state as last recorded; None once a node came, went or
+        changed state (the world sets it), so it is counted again only then."""
 
     def touch(self) -> None:
         """Something changed: write a record at this instant."""
@@ -96,45 +112,58 @@ class Recorder:
         now = world.engine.now
         ledger = world.ledger
         ledger.integrate_gpus(now)
-        ledger.observe_gpus(world.nodes)
-        states = []
-        for workload in world.workloads.values():
-            phases: dict[str, int] = {}
-            ready = 0
-            for pod in workload.pods.values():
-                state = pod.state
-                phases[state] = phases.get(state, 0) + 1
-                if state == "Ready":
-                    ready += 1
-            status = len(workload.pods) - phases.get("Terminating", 0) - phases.get("Gone", 0)
-            phases.pop("Gone", None)
-            states.append(
-                WorkloadState(
-                    workload.spec.key,
-                    workload.spec_replicas,
-                    status,
-                    ready,
-                    workload.desired,
-                    phases,
-                    dict(workload.metrics),
-                )
-            )
-        nodes: dict[str, dict[str, int]] = {}
-        for node in world.nodes:
-            pool_states = nodes.setdefault(node.pool.name, {})
-            pool_states[node.state] = pool_states.get(node.state, 0) + 1
-        record = Record(
-            t=now,
-            workloads=tuple(states),
-            nodes=nodes,
-            cost_usd=ledger.cost(world.nodes, now),
-            load=dict(world.load_values),
-            decisions=tuple(self.decisions),
-            gpus={
+        # the GPUs held by Ready pods change only with a node or a pod (both mark the
+        # ledger stale), and a workload's state only with what marks it: otherwise the
+        # last ones stand
+        if ledger.gpus_stale:
+            ledger.observe_gpus(world.nodes)
+            self._gpus_shown = {
                 pool: {"total": total, "busy": busy}
                 for pool, (total, busy) in ledger.gpus_state.items()
                 if total
-            },
+            }
+        # records share what did not change (fewer objects for the collector to walk)
+        if world.load_values != self._load_shown:
+            self._load_shown = dict(world.load_values)
+        states = tuple([w.shown or _workload_state(w) for w in world.workloads.values()])
+        nodes = self.nodes_shown
+        if nodes is None:
+            nodes = {}
+            for node in world.nodes:
+                pool_states = nodes.setdefault(node.pool.name, {})
+                pool_states[node.state] = pool_states.get(node.state, 0) + 1
+            self.nodes_shown = nodes
+        record = Record(
+            t=now,
+            workloads=states,
+            nodes=nodes,
+            cost_usd=ledger.cost(now),
+            load=self._load_shown,
+            decisions=tuple(self.decisions),
+            gpus=self._gpus_shown,
         )
         self.decisions = []
         self.records.append(record)
+
+
+def _workload_state(workload: Workload) -> WorkloadState:
+    """What the timeline shows of ``workload`` now, kept as its ``shown`` state."""
+    phases: dict[str, int] = {}
+    ready = 0
+    for pod in workload.pods.values():
+        phase = pod.state
+        phases[phase] = phases.get(phase, 0) + 1
+        if phase == "Ready":
+            ready += 1
+    status = len(workload.pods) - phases.get("Terminating", 0) - phases.get("Gone", 0)
+    phases.pop("Gone", None)
+    state = workload.shown = WorkloadState(
+        workload.spec.key,
+        workload.spec_replicas,
+        status,
+        ready,
+        workload.desired,
+        phases,
+        dict(workload.metrics),
+    )
+    return state

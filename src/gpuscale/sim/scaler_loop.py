@@ -1,9 +1,21 @@
 """The scalers' loop: each :class:`~gpuscale.sim.scalers.Scaler` (KEDA's poll, the HPA,
-a stand-in) syncs at its own period over a :class:`~gpuscale.sim.scalers.ScaleView` of
-its workload, and what it decides is applied to the workload's scale subresource. Pure.
+a stand-in) syncs over a :class:`~gpuscale.sim.scalers.ScaleView` of its workload, and
+what it decides is applied to the workload's scale subresource. Pure.
 
-Syncs run at ``first + n * period`` (not "period after the last"), so a slow step does
-not make the loop drift from the one a controller's ticker would give.
+Each loop is scheduled as its upstream loop schedules itself (``gpuscale.sim.timing``
+cites the code):
+
+- ``hpa``: the first sync one sync period after KEDA's first reconcile created the HPA
+  (``enqueueHPA`` → ``AddRateLimited``); each next one a sync period after the
+  previous reconcile *finished* (``processNextWorkItem``), so the loop drifts by one
+  reconcile per period;
+- ``keda``: the first poll when KEDA's first reconcile starts the loop, then ticks every
+  ``pollingInterval`` start to start (``startScaleLoop``); each check reads the clock
+  after its queries, a poll latency after its tick;
+- any other scaler (the tests' stand-ins): ``first + n * period`` exactly.
+
+With :attr:`~gpuscale.sim.timing.Latencies.exact` timing the HPA and KEDA run on the
+exact grid too (the HPA still first syncs one period after its creation).
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ from typing import TYPE_CHECKING
 from gpuscale.sim.cluster import Workload
 from gpuscale.sim.engine import Priority
 from gpuscale.sim.scalers import ScaleDecision, Scaler, ScaleView
+from gpuscale.sim.timing import LoopClock
 
 if TYPE_CHECKING:
     from gpuscale.sim.world import World
@@ -28,17 +41,49 @@ def _same(a: float | None, b: float | None) -> bool:
 
 
 def start_scaler(world: World, workload: Workload, scaler: Scaler) -> None:
-    """Sync ``scaler`` at its first sync time, then every period."""
+    """Schedule ``scaler``'s syncs as its upstream loop runs (see the module docstring)."""
     period = float(scaler.period_s)
     first = float(scaler.first_sync_s)
     if not (math.isfinite(period) and period > 0) or not (math.isfinite(first) and first >= 0):
         raise ValueError(f"scaler {scaler.name}: period must be > 0 and first sync >= 0")
+    engine = world.engine
+    timing = world.spec.timing
+    key = workload.spec.key
+    if scaler.name not in ("hpa", "keda"):
 
-    def sync(n: int) -> None:
+        def sync(n: int) -> None:
+            _scaler_sync(world, workload, scaler)
+            engine.at(first + (n + 1) * period, lambda: sync(n + 1), priority=Priority.SCALER)
+
+        engine.at(first, lambda: sync(0), priority=Priority.SCALER)
+        return
+    clock = LoopClock(timing, world.seed, scaler.name, key)
+    # KEDA's first reconcile of the ScaledObject starts its loop and creates its HPA
+    started = first + timing.draw_once(timing.keda_start_s, world.seed, "keda-start", key)
+    if scaler.name == "hpa":
+
+        def reconcile() -> None:
+            _scaler_sync(world, workload, scaler)
+            done = engine.now + clock.latency(timing.hpa_reconcile_s)
+            engine.at(done + period, reconcile, priority=Priority.SCALER)
+
+        engine.at(started + period, reconcile, priority=Priority.SCALER)
+        return
+
+    def check(tick: float) -> None:
         _scaler_sync(world, workload, scaler)
-        world.engine.at(first + (n + 1) * period, lambda: sync(n + 1), priority=Priority.SCALER)
+        following = max(tick + period, engine.now)
+        engine.at(
+            following + clock.latency(timing.keda_poll_s),
+            lambda: check(following),
+            priority=Priority.SCALER,
+        )
 
-    world.engine.at(first, lambda: sync(0), priority=Priority.SCALER)
+    engine.at(
+        started + clock.latency(timing.keda_poll_s),
+        lambda: check(started),
+        priority=Priority.SCALER,
+    )
 
 
 def _scale_view(world: World, workload: Workload) -> ScaleView:
@@ -52,6 +97,7 @@ def _scale_view(world: World, workload: Workload) -> ScaleView:
         ready_replicas=sum(1 for p in active if p.state == "Ready"),
         available_replicas=sum(1 for p in active if p.state == "Ready" and p.available),
         metrics=world.metrics,
+        clock_phase_s=world.clock_phase,
     )
 
 
@@ -75,4 +121,5 @@ def _scaler_sync(world: World, workload: Workload, scaler: Scaler) -> None:
         changed = True
         world.request_rs_sync(workload)
     if changed:
+        workload.shown = None
         world.recorder.touch()

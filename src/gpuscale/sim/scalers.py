@@ -1,14 +1,15 @@
 """The seam for the objects that write a Deployment's scale subresource: KEDA's polling
 loop and the HPA's sync loop.
 
-The simulator calls each :class:`Scaler` at its own period (``period_s``, start to start,
-first at ``first_sync_s``), handing it a :class:`ScaleView` of its target — spec, status
-and ready replicas, the current time and the metrics backend to query — and applies
-the :class:`ScaleDecision` it returns: ``replicas`` is written to ``spec.replicas`` (as the
-scale subresource would be), ``desired`` is shown as the HPA's ``status.desiredReplicas``,
-``metrics`` are recorded as named values in the timeline (``query:<name>`` for what the
-query returned, ``hpa:<name>`` for what the HPA read) and ``decisions`` are recorded with
-their reasons.
+The simulator calls each :class:`Scaler` at its own period (``period_s``, first at
+``first_sync_s``; ``gpuscale.sim.scaler_loop`` schedules KEDA's and the HPA's loops as
+upstream does, with the run's latencies), handing it a :class:`ScaleView` of its
+target — spec, status and ready replicas, the current time and the metrics backend to
+query — and applies the :class:`ScaleDecision` it returns: ``replicas`` is written to
+``spec.replicas`` (as the scale subresource would be), ``desired`` is shown as the
+HPA's ``status.desiredReplicas``, ``metrics`` are recorded as named values in the
+timeline (``query:<name>`` for what the query returned, ``hpa:<name>`` for what the HPA
+read) and ``decisions`` are recorded with their reasons.
 
 The scalers are KEDA's polling loop and the HPA KEDA generates, both in
 :mod:`gpuscale.sim.keda` (``ScaledObjectLoops``) over ``gpuscale.controllers.keda`` and
@@ -50,6 +51,9 @@ class ScaleView:
     """``status.availableReplicas``."""
     metrics: MetricsBackend
     """Where to run queries, at ``now_ms``."""
+    clock_phase_s: float = 0.0
+    """The sub-second part of the wall clock at ``t = 0``: a ``metav1.Time`` written at
+    ``t`` reads back as :func:`gpuscale.sim.timing.whole_seconds` of it."""
 
     @property
     def now_ms(self) -> int:

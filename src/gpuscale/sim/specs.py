@@ -23,6 +23,7 @@ from gpuscale.controllers.scheduler import PodRequirements, quantities
 from gpuscale.kube import NodeSelectorTerm, Taint, Toleration
 from gpuscale.serving import EngineConfig, StepCost
 from gpuscale.sim.provider import PROVIDERS
+from gpuscale.sim.timing import Latencies
 
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
@@ -402,6 +403,9 @@ class SimulationSpec:
     provider: str = "doks"
     """The profile's ``cluster.provider``: what it writes on every node
     (``gpuscale.sim.provider``)."""
+    timing: Latencies = field(default_factory=Latencies)
+    """The loops' latencies (``gpuscale.sim.timing``); the default is the exact grid,
+    a run built from a profile takes the profile's ``timing`` section."""
 
     def __post_init__(self) -> None:
         if not self.pools:

@@ -16,19 +16,23 @@ these timings (see ``docs/simulator.md``):
 - a scale subresource write reaches the ReplicaSet at once; pods are created at once
   and scheduled in the same instant (the scheduler retries pending pods whenever a node
   becomes Ready or resources are freed);
-- a bound pod pulls its image unless its node already has it, starts, and turns Ready
-  after the start-up time; Services route to it ``endpoint_propagation_s`` later;
+- a bound pod reaches its kubelet, which creates its sandbox (the run's pod start
+  latency, ``gpuscale.sim.timing``), pulls its image unless its node already has it,
+  starts it, and it turns Ready after the start-up time; Services route to it
+  ``endpoint_propagation_s`` later;
 - a deleted pod leaves ``status.replicas`` at once, stops receiving traffic after the
   propagation delay and is gone when its process exits: at once for a gauge app with no
   shutdown time, after its requests drain for a server — at most the grace period;
-- the cluster autoscaler runs at the scan interval, immediately again after a
-  productive iteration, and at once when a pod turns unschedulable
-  (``loop/trigger.go``); nodes it adds cost from that moment and are Ready after the
-  pool's provisioning time; nodes it removes are tainted, drained, and gone after the
-  pool's deletion time;
+- the cluster autoscaler runs a scan interval after its last ``RunOnce`` ended,
+  immediately again after a productive iteration, and at once when a pod turns
+  unschedulable (``loop/trigger.go``), from a phase of its own; nodes it adds cost from
+  that moment and are Ready after the pool's provisioning time; nodes it removes are
+  tainted, drained, and gone after the pool's deletion time;
 - kube-state-metrics reflects the objects as they are at its scrape;
+- the HPA and KEDA loops drift as upstream's do (``sim/scaler_loop.py``);
 - everything at the same instant happens in the :class:`~gpuscale.sim.engine.Priority`
-  order, and randomness comes from streams derived from the run's seed.
+  order, and randomness comes from streams derived from the run's seed (the latencies
+  from streams of their own per loop and object, ``gpuscale.sim.timing``).
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from gpuscale.sim.scrape import ScrapeManager
 from gpuscale.sim.serving import EngineServer
 from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
+from gpuscale.sim.timing import clock_phase
 from gpuscale.timeline import Decision, Record
 
 __all__ = ["CostReport", "LoadSpec", "SimulationResult", "World"]
@@ -93,6 +98,8 @@ class World:
         self.audit_enabled = audit
         self.audit: list[str] = []
         self.provider = PROVIDERS[spec.provider]
+        self.clock_phase = clock_phase(spec.timing, seed)
+        """The sub-second part of the wall clock at ``t = 0`` (``gpuscale.sim.timing``)."""
         root = random.Random(seed)
         self._sched_rng = random.Random(root.getrandbits(64))
         ca_rng = random.Random(root.getrandbits(64))
@@ -191,10 +198,17 @@ class World:
         for gauge in workload.spec.gauges:
             pod.gauges[gauge] = 0.0
         workload.pods[pod.key] = pod
+        self._pod_changed(pod)
         self._pending[pod.key] = pod
         self.cluster_version += 1
         self.recorder.touch()
         return pod
+
+    def _pod_changed(self, pod: Pod) -> None:
+        """A pod was added, changed state or went: what the timeline shows of its
+        workload and of the GPUs must be taken again (``Workload.shown``, the ledger)."""
+        pod.workload.shown = None
+        self.ledger.gpus_stale = True
 
     def _warm_place(self, pod: Pod) -> None:
         views = [n.view() for n in self.nodes if n.state == "ready"]
@@ -261,6 +275,7 @@ class World:
         pod.ip = f"10.244.{node.index}.{len(node.pods) + 10}"
         node.add(pod)
         pod.state = "Starting"
+        self._pod_changed(pod)
         spec = pod.workload.spec
         if not warm:
             self.recorder.decide(
@@ -268,8 +283,15 @@ class World:
             )
         else:
             self.recorder.touch()
+        timing = self.spec.timing
+        # the kubelet sees the binding and sets up the sandbox before anything is pulled
+        reached = (
+            now
+            if warm
+            else now + timing.draw_once(timing.pod_start_s, self.seed, "pod-start", pod.uid)
+        )
         startup = pod_startup(
-            now,
+            reached,
             image_present=warm or spec.image in node.images,
             image_pull_s=spec.image_pull_s,
             startup_s=0.0 if warm else spec.startup_s,
@@ -310,6 +332,7 @@ class World:
         pod.state = "Ready"
         pod.ready_since = now
         workload = pod.workload
+        self._pod_changed(pod)
         spec = workload.spec
         if spec.min_ready_s > 0 and not warm:
             pod.handles.append(
@@ -369,6 +392,7 @@ class World:
             self._pod_gone(pod)
             return
         pod.state = "Terminating"
+        self._pod_changed(pod)
         router = pod.workload.router
         if router is not None and pod.server is not None:
             # SIGTERM now: a queue replica drains, a vLLM engine aborts what it holds
@@ -419,6 +443,7 @@ class World:
         pod.state = "Gone"
         self.cluster_version += 1
         workload = pod.workload
+        self._pod_changed(pod)
         if pod.server is not None and workload.router is not None:
             workload.router.advance(now)
             gone_at = pod.server.gone_at if math.isfinite(pod.server.gone_at) else now
@@ -477,6 +502,7 @@ class World:
         labels = self.provider.node_labels(dict(pool.labels), pool.name, name)
         node = Node(pool, self._node_index, name, self.engine.now, labels)
         self.nodes.append(node)
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         self.ledger.node_added(node)
         self.recorder.touch()
@@ -484,6 +510,7 @@ class World:
 
     def node_ready(self, node: Node, *, initial: bool = False) -> None:
         node.state = "ready"
+        self.recorder.nodes_shown = None
         node.ready_at = self.engine.now
         self.cluster_version += 1
         if node.gpu_resource is not None and self.spec.prometheus.gpu_exporters:
@@ -503,6 +530,7 @@ class World:
 
     def start_node_deletion(self, node: Node) -> None:
         node.state = "deleting"
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         node.taints = (
             *node.taints,
@@ -559,6 +587,7 @@ class World:
         now = self.engine.now
         node.gone_at = now
         node.state = "gone"
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         self.nodes.remove(node)
         self.ledger.node_gone(node, now)
@@ -587,7 +616,7 @@ class World:
             header=header_of(self.spec, self.seed),
             records=tuple(self.recorder.records),
             requests=logs,
-            cost=self.ledger.report(self.nodes, until),
+            cost=self.ledger.report(until),
             until=until,
             events=0,
             scrapes=self.scrape.scrapes,

@@ -287,6 +287,14 @@ _PROFILES: list[tuple[str, str, int, str, bool]] = [
         True,
     ),
     ("autoscaler-scalar", "autoscaler: 10s\n", 1, "autoscaler", True),
+    # timing
+    ("timing-list", "timing: [1s]\n", 1, "timing", True),
+    ("timing-negative", "timing:\n  hpa_reconcile: -5ms\n", 2, "timing.hpa_reconcile", True),
+    ("timing-word", "timing:\n  pod_start: soon\n", 2, "timing.pod_start", True),
+    ("timing-bool", "timing:\n  keda_poll: true\n", 2, "timing.keda_poll", True),
+    ("timing-spread-above-one", "timing:\n  spread: 2\n", 2, "timing.spread", True),
+    ("timing-spread-negative", "timing:\n  spread: -0.5\n", 2, "timing.spread", True),
+    ("timing-unknown-key", "timing:\n  hpa_reconcil: 5ms\n", 2, "hpa_reconcil", True),
     # hpa
     ("hpa-sync-zero", "hpa:\n  sync_period: 0s\n", 2, "hpa.sync_period", True),
     ("hpa-sync-bool", "hpa:\n  sync_period: true\n", 2, "hpa.sync_period", True),

@@ -20,6 +20,7 @@ from gpuscale.profile import (
     ServingSpec,
     StepCostSpec,
     TaintSpec,
+    TimingSpec,
     TuneSpec,
     WorkloadSpec,
 )
@@ -36,6 +37,7 @@ MODELS = [
     PrometheusSpec,
     ServingSpec,
     StepCostSpec,
+    TimingSpec,
     TuneSpec,
     WorkloadSpec,
 ]

@@ -164,6 +164,8 @@ node_pools:
     provisioning_time: 1m
 workloads:
   app: {image_pull_time: 0s, startup_time: 0s}
+# the exact grid: these tests assert sync times as multiples of the periods
+timing: {hpa_reconcile: 0s, keda_start: 0s, keda_poll: 0s, autoscaler_run_once: 0s, pod_start: 0s}
 """
 
 

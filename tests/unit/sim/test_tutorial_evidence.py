@@ -17,6 +17,10 @@ What the simulation shows, and these tests hold it to:
 4. Then 2 → 1 → 2 for as long as the load stays, each turn predicted from the
    kube-state-metrics scrapes, the sync period and the window.
 5. The fixed manifests hold 2.
+
+These tests run the exact grid (every latency of the profile's ``timing`` section 0), so
+that each time is a multiple of the loops' periods; ``test_timing.py`` holds the same
+story to the figures the default, drifting timing gives.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from gpuscale.promql import MatrixResult
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
 from gpuscale.sim.scenario import GaugeStep, parse_scenario
 from gpuscale.sim.simulation import Simulation
+from gpuscale.sim.timing import Latencies
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import Record
 
@@ -49,6 +54,7 @@ def _inputs(folder: str, namespace: str, provisioning_s: float | None = None) ->
         namespace=namespace,
         gauges={"go-from-configmap": ("my_custom_gauge",)},
     )
+    inputs = replace(inputs, spec=replace(inputs.spec, timing=Latencies()))
     if provisioning_s is not None:
         pools = tuple(
             replace(p, provisioning_s=provisioning_s) if p.gpus_per_node else p

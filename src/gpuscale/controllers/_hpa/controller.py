@@ -346,6 +346,23 @@ class HorizontalPodAutoscaler:
             running_pods=running_pods,
         ).replicas
 
+    def _reads_at_zero(self, conditions: Sequence[Condition]) -> bool:
+        scaled_to_zero = self.scale_to_zero and any(
+            c.type == "ScaledToZero" and c.status == "True" for c in conditions
+        )
+        has_object_or_external = any(m.source in ("Object", "External") for m in self.metrics)
+        return (self.min_replicas != 0 and scaled_to_zero) or (
+            scaled_to_zero and has_object_or_external
+        )
+
+    def reads_metrics(self, spec_replicas: int) -> bool:
+        """Whether the next reconcile at ``spec_replicas`` fetches metrics at all:
+        reconcileAutoscaler reads none when the target is at 0 (the ScalingDisabled
+        branch, unless the HPA scaled it to zero itself) or outside min..max."""
+        if spec_replicas == 0:
+            return self._reads_at_zero(self._conditions)
+        return self.min_replicas <= spec_replicas <= self.max_replicas
+
     def reconcile_detailed(
         self,
         *,
@@ -405,9 +422,7 @@ class HorizontalPodAutoscaler:
         )
         needs_metrics = True
         if current == 0:
-            needs_metrics = (minimum != 0 and scaled_to_zero) or (
-                scaled_to_zero and has_object_or_external
-            )
+            needs_metrics = self._reads_at_zero(conditions)
             if not needs_metrics:
                 rescale = False
                 _set_condition(
