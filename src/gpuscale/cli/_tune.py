@@ -14,7 +14,6 @@ import json
 import math
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -25,46 +24,34 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from gpuscale.cli._simulate import Prepared, check_options, prepare, read_trace_as
+from gpuscale.cli._simulate import Prepared, check_options, prepare
 from gpuscale.cli._simulation import console
+from gpuscale.cli._tune_score import (
+    Scored,
+    clairvoyant,
+    on_part,
+    parts,
+    score,
+    start_replicas,
+    warn_unreachable,
+)
 from gpuscale.errors import InputError
 from gpuscale.kube import format_duration
-from gpuscale.manifests import ManifestSet
-from gpuscale.sim.scalers import ReplicaSchedule
-from gpuscale.sim.specs import EngineCapacity, SimWorkload
-from gpuscale.sim.traces import Trace
+from gpuscale.sim.specs import EngineCapacity
 from gpuscale.sim.world import LoadSpec
-from gpuscale.tune.objective import Outcome, TuneProblem, evaluate, simplify, simulate_with
-from gpuscale.tune.references import (
-    LowerBound,
-    clairvoyant_schedule,
-    lead_time,
-    lower_bound,
-    replicas_per_node,
-)
+from gpuscale.tune.objective import TuneProblem, simplify
 from gpuscale.tune.slo import NEEDS_SERVING, SLO, parse_slos
 from gpuscale.tune.space import (
     DELETE,
     Settings,
     Space,
-    apply,
     derive_space,
     edits,
-    starting_with,
     workload_pools,
 )
 from gpuscale.tune.study import StudyResult, run_study
 
-__all__ = ["Scored", "execute", "keda_defaults"]
-
-_KEDA_OPTIONAL = (
-    ("spec", "minReplicaCount"),
-    ("spec", "maxReplicaCount"),
-    ("spec", "idleReplicaCount"),
-    ("spec", "pollingInterval"),
-    ("spec", "cooldownPeriod"),
-    ("spec", "advanced"),
-)
+__all__ = ["execute"]
 
 
 def _positive(value: int, option: str) -> None:
@@ -86,85 +73,6 @@ def _holdout_share(text: str | None) -> float | None:
     return share
 
 
-def _slice(trace: Trace, start: float, end: float) -> Trace:
-    """The requests arriving in [start, end), their offsets from ``start``."""
-    lo, hi = (int(i) for i in trace.offsets.searchsorted([start, end]))
-    return Trace(
-        trace.offsets[lo:hi] - start,
-        trace.prompt_tokens[lo:hi],
-        trace.output_tokens[lo:hi],
-        trace.source,
-        trace.has_tokens,
-        trace.format,
-    )
-
-
-@dataclasses.dataclass(frozen=True)
-class Part:
-    """A trace to run and how long."""
-
-    name: str
-    trace: Trace
-    until: float
-
-
-@dataclasses.dataclass(frozen=True)
-class Scored:
-    """Every row of the table on one part."""
-
-    part: str
-    rows: dict[str, Outcome]
-    bound: LowerBound
-    needs: tuple[int, ...]
-    until: float
-
-
-def keda_defaults(problem: TuneProblem) -> ManifestSet:
-    """The user's ScaledObject with every optional key KEDA defaults removed (its trigger
-    and threshold kept): minReplicaCount 0, maxReplicaCount 100, pollingInterval 30,
-    cooldownPeriod 300, the HPA's default behavior."""
-    body = json.loads(json.dumps(problem.scaled_object.body))
-    for path in _KEDA_OPTIONAL:
-        body.get(path[0], {}).pop(path[1], None)
-    edited = dataclasses.replace(problem.scaled_object, body=body)
-    return ManifestSet(
-        [edited if m.source == problem.scaled_object.source else m for m in problem.manifests]
-    )
-
-
-def _parts(
-    ready: Prepared,
-    *,
-    holdout: float | None,
-    validate_trace: Path | None,
-    until: str | None,
-    trace_format: str,
-    speedup: float,
-) -> tuple[Part, Part | None]:
-    raw = ready.raw
-    assert raw is not None
-    if holdout is not None:
-        cut = raw.period * (1 - holdout)
-        first = _slice(raw, 0.0, cut)
-        last = _slice(raw, cut, raw.period)
-        if len(first) < 2 or len(last) < 2:
-            raise InputError(
-                "the holdout leaves too few requests on one side",
-                where="--holdout",
-                fix="use a longer trace or a share nearer 30%",
-            )
-        return (
-            Part("tune (first part)", first, max(cut, 1.0)),
-            Part(f"holdout (last {holdout:.0%})", last, max(raw.period - cut, 1.0)),
-        )
-    train = Part("tune", raw.tiled(ready.horizon), ready.horizon)
-    if validate_trace is None:
-        return train, None
-    other = read_trace_as(validate_trace, trace_format, speedup)
-    horizon = ready.horizon if until is not None else max(other.period, 1.0)
-    return train, Part(f"validation ({validate_trace.name})", other.tiled(horizon), horizon)
-
-
 def _check_workload(ready: Prepared, name: str, slos: tuple[SLO, ...]) -> None:
     workload = ready.inputs.spec.workload(name)
     where = ready.profile.where(("workloads", name))
@@ -173,6 +81,12 @@ def _check_workload(ready: Prepared, name: str, slos: tuple[SLO, ...]) -> None:
             f"workload {name} serves no requests in the profile, so a trace cannot load it",
             where=where,
             fix=f"set workloads.{name}.concurrency and service_time or token rates",
+        )
+    if not workload_pools(workload, ready.profile):
+        raise InputError(
+            f"no node pool of the profile can run {name}'s pods (labels, resources, taints)",
+            where=ready.profile.where(("node_pools",)),
+            fix="add a pool whose nodes match the pod's nodeSelector, requests and tolerations",
         )
     needs = [s for s in slos if s.measure in NEEDS_SERVING]
     if needs and not isinstance(workload.capacity, EngineCapacity):
@@ -238,91 +152,6 @@ class _Bar:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
-
-
-def _score(
-    problem: TuneProblem,
-    workload: SimWorkload,
-    part: Part,
-    settings: dict[str, Settings],
-    pool_low: int,
-) -> Scored:
-    """The given configurations, KEDA's defaults and the clairvoyant schedule on
-    ``part``, with the lower bound; every run starts with the replicas the part's first
-    minute needs."""
-    pools = workload_pools(workload, problem.profile)
-    gpu = next((p for p in pools if p.name == problem.space.gpu_pool), pools[0])
-    per_node = replicas_per_node(workload, gpu)
-    schedule, needs = _clairvoyant(problem, workload, part)
-    start = _start(schedule)
-    here = _on(problem, part, start)
-    rows: dict[str, Outcome] = {label: evaluate(here, chosen) for label, chosen in settings.items()}
-    defaults = keda_defaults(here)
-    rows["KEDA defaults"] = simulate_with(here, defaults, here.profile)
-    warm = dataclasses.replace(problem.space.current, gpu_min_nodes=pool_low)
-    manifests, _, profile = apply(
-        here.space, warm, here.manifests, here.scaled_object, here.profile
-    )
-    rows["clairvoyant"] = simulate_with(
-        here, manifests, profile, scalers={workload.key: [schedule]}
-    )
-    bound = lower_bound(
-        trace=part.trace,
-        workload=workload,
-        pools=pools,
-        lowest_nodes=pool_low,
-        initial_nodes=math.ceil(start / per_node),
-        unneeded_time_s=problem.profile.autoscaler.scale_down_unneeded_time,
-        until=part.until,
-        slos=problem.slos,
-    )
-    return Scored(part.name, rows, bound, needs, part.until)
-
-
-def _clairvoyant(
-    problem: TuneProblem, workload: SimWorkload, part: Part
-) -> tuple[ReplicaSchedule, tuple[int, ...]]:
-    pools = workload_pools(workload, problem.profile)
-    gpu = next((p for p in pools if p.name == problem.space.gpu_pool), pools[0])
-    return clairvoyant_schedule(
-        trace=part.trace,
-        workload=workload,
-        lead_s=lead_time(workload, gpu, problem.profile),
-        until=part.until,
-        most=sum(p.highest for p in pools) * replicas_per_node(workload, gpu),
-    )
-
-
-def _start(schedule: ReplicaSchedule) -> int:
-    """The replicas every run of a part starts with, Ready: what the clairvoyant schedule
-    asks for at 0 (the most any minute within a new replica's lead time needs), so that
-    no configuration pays for a cluster that was not serving the trace before it began."""
-    return max(1, schedule.replicas[0]) if schedule.replicas else 1
-
-
-def _on(problem: TuneProblem, part: Part, start: int) -> TuneProblem:
-    """The problem on ``part``'s trace, the workload starting with ``start`` replicas."""
-    manifests = starting_with(problem.manifests, problem.workload, start)
-    return dataclasses.replace(
-        problem,
-        manifests=manifests,
-        load=LoadSpec(traces={problem.workload: part.trace}),
-        until=part.until,
-    )
-
-
-def _warn_unreachable(scored: list[Scored], slos: tuple[SLO, ...]) -> None:
-    """Say so when requests whose own service time is over the latency target are more
-    than a late SLO allows: no configuration can meet it (docs/tune.md)."""
-    for part in scored:
-        slow = part.bound.unavoidable_late
-        for slo in slos:
-            if slo.measure == "late" and slo.share and not slo.holds(slow):
-                sys.stderr.write(
-                    f"gpuscale: warning: no configuration can meet {slo.text} on {part.part}: "
-                    f"{slow:.2%} of its requests take longer than the latency target on an "
-                    "idle replica\n"
-                )
 
 
 def _front(result: StudyResult) -> list[dict[str, Any]]:
@@ -472,7 +301,7 @@ def execute(
         sys.stderr.write(f"gpuscale: warning: {warning}\n")
     sim_workload = ready.inputs.spec.workload(name)
     space, so = derive_space(ready.loaded, ready.profile, sim_workload)
-    train, test = _parts(
+    train, test = parts(
         ready,
         holdout=share,
         validate_trace=validate_trace,
@@ -493,13 +322,13 @@ def execute(
         slos=parsed,
         kube_version=ready.kube_version,
     )
-    searched = _on(problem, train, _start(_clairvoyant(problem, sim_workload, train)[0]))
+    searched = on_part(problem, train, start_replicas(clairvoyant(problem, sim_workload, train)[0]))
     sys.stderr.write(
         f"gpuscale: note: tune: {len(space.params)} settings searched ("
         + ", ".join(space.describe())
         + f"); {trials} TPE + {front_n} NSGA-II trials, {jobs} at a time\n"
     )
-    storage, cleanup = _storage(study, jobs)
+    storage = _storage(study)
     bar = _Bar(output == "text" or sys.stderr.isatty())
     started = time.monotonic()
     try:
@@ -525,8 +354,6 @@ def execute(
         raise typer.Exit(130) from None
     finally:
         bar.close()
-        if cleanup is not None:
-            cleanup.cleanup()
     elapsed = time.monotonic() - started
     ran = len(result.trials) - result.resumed
     rate = ran / elapsed if elapsed > 0 else 0.0
@@ -543,16 +370,16 @@ def execute(
     else:
         recommended, _ = simplify(searched, Settings(**result.best.settings))
         chosen = {"your config": space.current, "recommended": recommended}
-    scored = [_score(problem, sim_workload, train, chosen, int(pool_low))]
+    scored = [score(problem, sim_workload, train, chosen, int(pool_low))]
     if test is not None:
-        scored.append(_score(problem, sim_workload, test, chosen, int(pool_low)))
+        scored.append(score(problem, sim_workload, test, chosen, int(pool_low)))
         if "recommended" in chosen and not scored[-1].rows["recommended"].check.met:
             sys.stderr.write(
                 f"gpuscale: warning: the recommendation misses the SLO on {test.name}: "
                 + scored[-1].rows["recommended"].check.describe(parsed)
                 + "\n"
             )
-    _warn_unreachable(scored, parsed)
+    warn_unreachable(scored, parsed)
     written: dict[str, Any] = {}
     if write is not None and "recommended" in chosen:
         from gpuscale.cli._tune_write import write_recommended  # noqa: PLC0415
@@ -629,15 +456,13 @@ def execute(
     )
 
 
-def _storage(
-    study: Path | None, jobs: int
-) -> tuple[str | None, tempfile.TemporaryDirectory[str] | None]:
+def _storage(study: Path | None) -> str | None:
+    """The study's database URL (SQLite in ``--study``), or None: in memory."""
     if study is None:
-        return None, None
+        return None
     folder = study.parent if str(study.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(
             "the directory does not exist", where=str(study), fix="create it or pick another path"
         )
-    del jobs
-    return f"sqlite:///{study.resolve()}", None
+    return f"sqlite:///{study.resolve()}"

@@ -22,7 +22,7 @@ from gpuscale.tune.study import StudyResult
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from gpuscale.cli._tune import Scored
+    from gpuscale.cli._tune_score import Scored
 
 __all__ = ["write_tune_report"]
 
