@@ -250,7 +250,7 @@ def execute(
     trials: int,
     front_trials: int | None,
     jobs: int,
-    study: Path | None,
+    study: str | None,
     ray_address: str | None,
     trace_format: str,
     workload: str | None,
@@ -456,13 +456,15 @@ def execute(
     )
 
 
-def _storage(study: Path | None) -> str | None:
-    """The study's database URL (SQLite in ``--study``), or None: in memory."""
-    if study is None:
-        return None
-    folder = study.parent if str(study.parent) else Path(".")
+def _storage(study: str | None) -> str | None:
+    """The study's database URL: a file is SQLite; a text with ``://`` is a database URL
+    as given (``postgresql://...``); None keeps the study in memory."""
+    if study is None or "://" in study:
+        return study
+    path = Path(study)
+    folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(
-            "the directory does not exist", where=str(study), fix="create it or pick another path"
+            "the directory does not exist", where=study, fix="create it or pick another path"
         )
-    return f"sqlite:///{study.resolve()}"
+    return f"sqlite:///{path.resolve()}"

@@ -92,11 +92,12 @@ def tune_command(
         int, typer.Option("--jobs", "-j", metavar="N", help="Trials at a time (processes).")
     ] = 1,
     study: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--study",
-            metavar="FILE",
-            help="SQLite file keeping the study: run again to resume it (after Ctrl-C too).",
+            metavar="FILE|URL",
+            help="SQLite file keeping the study (or a database URL such as postgresql://...): "
+            "run again to resume it (after Ctrl-C too).",
             show_default=False,
         ),
     ] = None,
