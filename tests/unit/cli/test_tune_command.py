@@ -186,3 +186,31 @@ def test_a_ttft_slo_on_the_vllm_example(capsys: pytest.CaptureFixture[str]) -> N
         assert 0 < row["latency_s"]["ttft_p95"] < row["latency_s"]["p95"]
         if row["failed"] == 0:
             assert row["slo_values"]["ttft_p95<=2s"] == pytest.approx(row["latency_s"]["ttft_p95"])
+
+
+def test_write_edits_the_profile_when_the_gpu_pool_warms(
+    system: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from gpuscale.cli._tune_write import write_recommended
+    from gpuscale.inputs import read_manifests, read_profile
+
+    folder, _ = system
+    manifests = read_manifests([folder])
+    profile = read_profile(folder / "gpuscale.yaml")
+    (so,) = manifests.by_kind("ScaledObject")
+    out = tmp_path / "warm"
+    written = write_recommended(
+        out,
+        manifests=manifests,
+        scaled_object=so,
+        changes={},
+        profile=profile,
+        pool="gpu",
+        min_nodes=1,
+    )
+    assert written == [str(out / "gpuscale.yaml")]
+    before = (folder / "gpuscale.yaml").read_text().splitlines()
+    after = (out / "gpuscale.yaml").read_text().splitlines()
+    changed = [d for d in difflib.ndiff(before, after) if d[:2] in ("- ", "+ ")]
+    assert changed == ["-     min_nodes: 0", "+     min_nodes: 1"]
+    assert read_profile(out / "gpuscale.yaml").pool("gpu").min_nodes == 1  # type: ignore[union-attr]
