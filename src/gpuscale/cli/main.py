@@ -173,6 +173,7 @@ COMMAND_MODULES = (
     "profile_cmd",
     "lint_cmd",
     "simulate_cmd",
+    "tune_cmd",
     "report_cmd",
     "cluster_cmd",
     "install_cmd",
@@ -210,6 +211,9 @@ COMMAND_HELP: dict[str, LazyCommand] = {
     "simulate_cmd": LazyCommand(
         "simulate",
         "Replay a scenario or a trace through KEDA, the HPA and the autoscaler in virtual time.",
+    ),
+    "tune_cmd": LazyCommand(
+        "tune", "Search the cheapest KEDA and HPA settings that meet an SLO on your own trace."
     ),
     "report_cmd": LazyCommand(
         "report",

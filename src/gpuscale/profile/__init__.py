@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from gpuscale.profile._model import (
         KEDA_CHART,
         KUBE_PROMETHEUS_STACK_CHART,
+        TUNABLE,
         AutoscalerSpec,
         CalibrationSpec,
         CatalogueEntry,
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
         StepCostSpec,
         TaintSpec,
         TimingSpec,
+        Tunable,
+        TuneSpec,
         WorkloadSpec,
     )
     from gpuscale.profile.catalogue import (
@@ -78,6 +81,9 @@ else:
                 "StepCostSpec",
                 "TaintSpec",
                 "TimingSpec",
+                "TUNABLE",
+                "TuneSpec",
+                "Tunable",
                 "WorkloadSpec",
             ),
             "gpuscale.profile.catalogue": (
@@ -96,6 +102,7 @@ __all__ = [
     "KEDA_CHART",
     "KUBE_PROMETHEUS_STACK_CHART",
     "PRICES_READ",
+    "TUNABLE",
     "AutoscalerSpec",
     "CalibrationSpec",
     "CatalogueEntry",
@@ -110,6 +117,8 @@ __all__ = [
     "StepCostSpec",
     "TaintSpec",
     "TimingSpec",
+    "Tunable",
+    "TuneSpec",
     "WorkloadSpec",
     "load_profile_text",
     "size_for",

@@ -43,6 +43,7 @@ __all__ = [
     "DOKS_LABEL_DOMAIN",
     "KEDA_CHART",
     "KUBE_PROMETHEUS_STACK_CHART",
+    "TUNABLE",
     "AutoscalerSpec",
     "CalibrationSpec",
     "CatalogueEntry",
@@ -56,6 +57,8 @@ __all__ = [
     "StepCostSpec",
     "TaintSpec",
     "TimingSpec",
+    "Tunable",
+    "TuneSpec",
     "WorkloadSpec",
 ]
 
@@ -821,6 +824,79 @@ class WorkloadSpec(_Model):
         return None
 
 
+Tunable = Literal[
+    "threshold",
+    "activation_threshold",
+    "min_replicas",
+    "max_replicas",
+    "idle_replicas",
+    "polling_interval",
+    "cooldown",
+    "scale_down_stabilization",
+    "scale_up_pods",
+    "scale_up_period",
+    "scale_down_pods",
+    "scale_down_period",
+    "select_policy",
+    "metric_type",
+    "gpu_min_nodes",
+]
+"""A setting ``gpuscale tune`` searches (``docs/tune.md``), as ``tune.keep`` names it."""
+
+TUNABLE: tuple[str, ...] = typing.get_args(Tunable)
+"""Every :data:`Tunable`, in the order the search proposes them."""
+
+_NumberRange = tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]
+_CountRange = tuple[Annotated[int, Field(ge=0, le=1000)], Annotated[int, Field(ge=0, le=1000)]]
+_DelayRange = tuple[Delay, Delay]
+
+
+class TuneSpec(_Model):
+    """The bounds ``gpuscale tune`` searches within (``docs/tune.md``). Each is
+    ``[low, high]``, both included; unset, it is derived from the ScaledObject and the
+    profile as written there."""
+
+    threshold: _NumberRange | None = None
+    """The trigger's threshold; default a quarter to four times its current value (log
+    scale)."""
+    activation_threshold: _NumberRange | None = None
+    """The trigger's activationThreshold; default 0 to the current threshold."""
+    min_replicas: _CountRange | None = None
+    """minReplicaCount; default 0 (scale to zero) to one above the current value."""
+    max_replicas: _CountRange | None = None
+    """maxReplicaCount; default from half the current value to what the GPU pool holds."""
+    polling_interval: _DelayRange | None = None
+    """pollingInterval; default 5s to 1m (or the current value if longer)."""
+    cooldown: _DelayRange | None = None
+    """cooldownPeriod (read when scaling to zero); default 30s to 10m."""
+    scale_down_stabilization: _DelayRange | None = None
+    """The HPA behavior's scaleDown.stabilizationWindowSeconds; default 0s to 30m."""
+    scale_up_pods: _CountRange | None = None
+    """Pods one scale-up policy may add per period; default 1 to 8."""
+    scale_up_period: _DelayRange | None = None
+    """That policy's periodSeconds; default 15s to 5m."""
+    scale_down_pods: _CountRange | None = None
+    """Pods one scale-down policy may remove per period; default 1 to 4."""
+    scale_down_period: _DelayRange | None = None
+    """That policy's periodSeconds; default 15s to 10m."""
+    gpu_min_nodes: _CountRange | None = None
+    """The GPU pool's min_nodes (warm nodes); default 0 to 2 (at most max_nodes)."""
+    keep: tuple[Tunable, ...] = ()
+    """Settings to keep as written rather than search: any of the names above, and
+    ``idle_replicas`` (idleReplicaCount 0 or unset), ``select_policy`` (scaleDown's
+    selectPolicy) and ``metric_type`` (AverageValue or Value)."""
+
+    @model_validator(mode="after")
+    def _ranges_in_order(self) -> TuneSpec:
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name != "keep" and value is not None and value[0] > value[1]:
+                raise ValueError(
+                    f"{name}: low {value[0]:g} is above high {value[1]:g} — write [low, high]"
+                )
+        return self
+
+
 def _default_pools() -> list[dict[str, Any]]:
     return [
         {"name": "general", "size": "s-4vcpu-8gb", "count": 2},
@@ -850,6 +926,8 @@ class Profile(_Model):
     """Per Deployment name: start-up, capacity and latency; unlisted ones take defaults."""
     catalogue: tuple[CatalogueEntry, ...] = ()
     """Sizes to add to, or override in, the built-in catalogue (matched by slug)."""
+    tune: TuneSpec = Field(default_factory=TuneSpec)
+    """The search space of ``gpuscale tune``: bounds that override the derived ones."""
 
     _positions: dict[KeyPath, Location] = PrivateAttr(default_factory=dict)
     _source: str = PrivateAttr(default="defaults")

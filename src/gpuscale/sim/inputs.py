@@ -174,14 +174,21 @@ class SimulationInputs:
         return out
 
     def simulation(
-        self, *, load: LoadSpec | None = None, seed: int = 0, audit: bool = False
+        self,
+        *,
+        load: LoadSpec | None = None,
+        seed: int = 0,
+        audit: bool = False,
+        scalers: Mapping[str, Sequence[Scaler]] | None = None,
     ) -> Simulation:
-        """A new run of this system under ``load``."""
+        """A new run of this system under ``load``; ``scalers`` (workload key → loops)
+        stands in for the ScaledObjects' KEDA and HPA loops, e.g. a
+        :class:`~gpuscale.sim.scalers.ReplicaSchedule`."""
         return Simulation(
             self.spec,
             metrics=self.backend(),
             seed=seed,
-            scalers=self.scalers(),
+            scalers=self.scalers() if scalers is None else scalers,
             load=load,
             audit=audit,
             scrape_only=self.scrape_only,

@@ -21,6 +21,7 @@ from gpuscale.profile import (
     StepCostSpec,
     TaintSpec,
     TimingSpec,
+    TuneSpec,
     WorkloadSpec,
 )
 
@@ -37,6 +38,7 @@ MODELS = [
     ServingSpec,
     StepCostSpec,
     TimingSpec,
+    TuneSpec,
     WorkloadSpec,
 ]
 

@@ -51,6 +51,24 @@ ELSEWHERE = {
     "workloads[].serving.calibration.source": "gpuscale calibrate (provenance of the values)",
     "workloads[].serving.calibration.residuals": "gpuscale calibrate (the fit's quality)",
     "workloads[].serving.calibration.range": "gpuscale calibrate (the range measured)",
+    **{
+        f"tune.{name}": "gpuscale tune (the bounds of its search space, gpuscale.tune.space)"
+        for name in (
+            "threshold",
+            "activation_threshold",
+            "min_replicas",
+            "max_replicas",
+            "polling_interval",
+            "cooldown",
+            "scale_down_stabilization",
+            "scale_up_pods",
+            "scale_up_period",
+            "scale_down_pods",
+            "scale_down_period",
+            "gpu_min_nodes",
+            "keep",
+        )
+    },
 }
 """Read by another command, not by the simulation."""
 
@@ -150,6 +168,19 @@ CHANGES: dict[str, Any] = {
     "catalogue[].memory": "10Gi",
     "catalogue[].price_per_hour": 3.25,
     "catalogue[].prices_read": "2026-12-01",
+    "tune.threshold": [2, 20],
+    "tune.activation_threshold": [0, 5],
+    "tune.min_replicas": [0, 3],
+    "tune.max_replicas": [2, 6],
+    "tune.polling_interval": ["10s", "1m"],
+    "tune.cooldown": ["1m", "5m"],
+    "tune.scale_down_stabilization": ["0s", "10m"],
+    "tune.scale_up_pods": [1, 4],
+    "tune.scale_up_period": ["15s", "1m"],
+    "tune.scale_down_pods": [1, 2],
+    "tune.scale_down_period": ["30s", "5m"],
+    "tune.gpu_min_nodes": [0, 1],
+    "tune.keep": ["metric_type"],
 }
 """One changed value per leaf (a value other than the tutorial's and the default)."""
 
