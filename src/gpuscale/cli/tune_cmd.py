@@ -12,6 +12,14 @@ from typing import Annotated
 
 import typer
 
+from gpuscale.cli._options import (
+    ManifestNamespaceOption,
+    SeedOption,
+    SpeedupOption,
+    TraceFormatOption,
+    until_option,
+    workload_option,
+)
 from gpuscale.cli.main import app
 
 __all__ = ["tune_command"]
@@ -106,43 +114,17 @@ def tune_command(
         typer.Option(
             "--ray-address",
             metavar="ADDR",
-            help="Run the trials on this Ray cluster (pip install 'gpuscale[ray]'); "
+            help="Run the trials on this Ray cluster (pip install 'gpuscale\\[ray]'); "
             "'local' starts one here.",
             show_default=False,
         ),
     ] = None,
-    trace_format: Annotated[
-        str,
-        typer.Option("--trace-format", metavar="auto|azure|mooncake|csv", help="As simulate."),
-    ] = "auto",
-    workload: Annotated[
-        str | None,
-        typer.Option(
-            "--workload", metavar="NAME", help="The Deployment to tune.", show_default=False
-        ),
-    ] = None,
-    speedup: Annotated[
-        float,
-        typer.Option(
-            "--speedup", metavar="FACTOR", help="Replay the trace this many times faster."
-        ),
-    ] = 1.0,
-    until: Annotated[
-        str | None,
-        typer.Option(
-            "--until",
-            metavar="DURATION",
-            help="Virtual time of each trial (default: one pass of the trace).",
-            show_default=False,
-        ),
-    ] = None,
-    seed: Annotated[
-        int, typer.Option("--seed", metavar="N", help="Seed of the search and the runs.")
-    ] = 0,
-    namespace: Annotated[
-        str,
-        typer.Option("--namespace", "-n", metavar="NS", help="Namespace of objects that set none."),
-    ] = "default",
+    trace_format: TraceFormatOption = "auto",
+    workload: Annotated[str | None, workload_option("The Deployment to tune.")] = None,
+    speedup: SpeedupOption = 1.0,
+    until: Annotated[str | None, until_option("one pass of the trace, each trial")] = None,
+    seed: SeedOption = 0,
+    namespace: ManifestNamespaceOption = "default",
     write: Annotated[
         Path | None,
         typer.Option(
