@@ -31,6 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscale.kube import format_duration
 from gpuscale.manifests._model import KeyPath
+from gpuscale.manifests._scaffold_parts import (
+    Placed,
+    deployment,
+    prometheus_server,
+    service,
+    service_monitor,
+)
 from gpuscale.serving.presets import MODELS, ServingPreset, preset
 
 if TYPE_CHECKING:
@@ -116,7 +123,7 @@ def _minutes(seconds: float) -> float:
 
 def vllm_objects(
     options: ScaffoldOptions, labels: dict[str, str], pod_spec: dict[str, Any]
-) -> list[tuple[str, dict[str, Any], dict[KeyPath, str]]]:
+) -> list[Placed]:
     """The four manifests for a vLLM server; ``pod_spec`` holds the node placement already."""
     chosen = serving_preset(options)
     engine = chosen.engine_config()
@@ -215,73 +222,11 @@ def vllm_objects(
         "vLLM answers /health once the engine runs: only then does the Service send requests."
     )
     comments[(*container_path, "resources")] = "GPUs are whole and not shared: request = limit."
-    comments[("spec", "selector")] = (
-        "No replicas: the HPA KEDA creates owns the count (from minReplicaCount up);\n"
-        "a count here would be re-applied on every apply and fight it."
-    )
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
-        },
-    }
     return [
-        ("manifests/deployment.yaml", deployment, comments),
-        *_monitoring(options, labels),
+        deployment(options, labels, pod_spec, comments),
+        service(options, labels, VLLM_PORT, "vLLM serves the API and /metrics on one port, 8000."),
+        service_monitor(options, labels),
         ("manifests/scaledobject.yaml", *_scaled_object(options, chosen, startup)),
-    ]
-
-
-def _monitoring(
-    options: ScaffoldOptions, labels: dict[str, str]
-) -> list[tuple[str, dict[str, Any], dict[KeyPath, str]]]:
-    meta = {"name": options.name, "namespace": options.namespace}
-    service = {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {**meta, "labels": labels},
-        "spec": {
-            "selector": labels,
-            "ports": [{"name": "http", "port": VLLM_PORT, "targetPort": "http"}],
-        },
-    }
-    monitor = {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "ServiceMonitor",
-        "metadata": {**meta, "labels": {**labels, "release": options.prometheus_release}},
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "namespaceSelector": {"matchNames": [options.namespace]},
-            "endpoints": [{"port": "http", "path": "/metrics", "interval": options.scrape_text()}],
-        },
-    }
-    return [
-        (
-            "manifests/service.yaml",
-            service,
-            {("spec", "ports"): "vLLM serves the API and /metrics on one port, 8000."},
-        ),
-        (
-            "manifests/servicemonitor.yaml",
-            monitor,
-            {
-                ("metadata", "namespace"): (
-                    "In the app's namespace, with a namespaceSelector naming it: a\n"
-                    "ServiceMonitor elsewhere (the tutorial's kube-system) selects nothing."
-                ),
-                ("metadata", "labels"): (
-                    "kube-prometheus-stack's Prometheus selects ServiceMonitors labelled\n"
-                    f"release: <its Helm release name> ({options.prometheus_release} here)."
-                ),
-                ("spec", "endpoints"): (
-                    f"Scraped every {options.scrape_text()}: the profile's "
-                    "prometheus.scrape_interval says the same."
-                ),
-            },
-        ),
     ]
 
 
@@ -292,7 +237,7 @@ def _scaled_object(
     threshold = options.threshold if options.threshold is not None else float(target)
     scope = f'{{namespace="{options.namespace}", service="{options.name}"}}'
     query = f"sum(vllm:num_requests_waiting{scope}) + sum(vllm:num_requests_running{scope})"
-    server = f"http://prometheus-operated.{options.prometheus_namespace}.svc.cluster.local:9090"
+    server = prometheus_server(options)
     cold = startup + image_pull_seconds(options)
     down_window = int(max(900.0, _minutes(2 * cold)))
     spec: dict[str, Any] = {

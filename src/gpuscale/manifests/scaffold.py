@@ -38,6 +38,13 @@ from gpuscale.errors import InputError
 from gpuscale.kube import format_duration, parse_duration
 from gpuscale.manifests._model import KeyPath
 from gpuscale.manifests._render import render
+from gpuscale.manifests._scaffold_parts import (
+    Placed,
+    deployment,
+    prometheus_server,
+    service,
+    service_monitor,
+)
 from gpuscale.manifests._scaffold_vllm import (
     NODE_PROVISIONING_SECONDS,
     VLLM_IMAGES,
@@ -229,11 +236,10 @@ def _threshold(value: float) -> str:
 
 def scaffold_objects(
     options: ScaffoldOptions,
-) -> list[tuple[str, dict[str, Any], dict[KeyPath, str]]]:
+) -> list[Placed]:
     """``(file name, object, comments by key path)`` for the four manifests."""
     options.check()
     labels = _labels(options)
-    scrape = options.scrape_text()
     resource = _GPU_RESOURCE[options.gpu]
     pod_spec: dict[str, Any] = {}
     pod_comments: dict[KeyPath, str] = {}
@@ -288,56 +294,7 @@ def scaffold_objects(
     pod_comments[(*container_path, "readinessProbe")] = (
         "Ready only when serving, so the Service and the HPA count it only then."
     )
-    pod_comments[("spec", "selector")] = (
-        "No replicas: the HPA KEDA creates owns the count (from minReplicaCount up);\n"
-        "a count here would be re-applied on every apply and fight it."
-    )
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
-        },
-    }
-    service = {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
-        "spec": {
-            "selector": labels,
-            "ports": [{"name": "http", "port": options.port, "targetPort": "http"}],
-        },
-    }
-    service_comments: dict[KeyPath, str] = {
-        ("spec", "ports"): "The ServiceMonitor's endpoint refers to this port by its name."
-    }
-    monitor = {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "ServiceMonitor",
-        "metadata": {
-            "name": options.name,
-            "namespace": options.namespace,
-            "labels": {**labels, "release": options.prometheus_release},
-        },
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "namespaceSelector": {"matchNames": [options.namespace]},
-            "endpoints": [{"port": "http", "path": "/metrics", "interval": scrape}],
-        },
-    }
-    monitor_comments: dict[KeyPath, str] = {
-        ("metadata", "labels"): (
-            "kube-prometheus-stack's Prometheus selects ServiceMonitors labelled\n"
-            f"release: <its Helm release name> ({options.prometheus_release} here)."
-        ),
-        ("spec", "namespaceSelector"): "Where the Service is: this app's namespace.",
-        ("spec", "endpoints"): (
-            f"Scraped every {scrape}: the profile's prometheus.scrape_interval says the same."
-        ),
-    }
-    server = f"http://prometheus-operated.{options.prometheus_namespace}.svc.cluster.local:9090"
+    server = prometheus_server(options)
     query = f'sum({options.metric}{{namespace="{options.namespace}", service="{options.name}"}})'
     trigger_path: KeyPath = ("spec", "triggers", 0)
     scaled = {
@@ -397,9 +354,14 @@ def scaffold_objects(
         ),
     }
     return [
-        ("manifests/deployment.yaml", deployment, pod_comments),
-        ("manifests/service.yaml", service, service_comments),
-        ("manifests/servicemonitor.yaml", monitor, monitor_comments),
+        deployment(options, labels, pod_spec, pod_comments),
+        service(
+            options,
+            labels,
+            options.port,
+            "The ServiceMonitor's endpoint refers to this port by its name.",
+        ),
+        service_monitor(options, labels),
         ("manifests/scaledobject.yaml", scaled, scaled_comments),
     ]
 
