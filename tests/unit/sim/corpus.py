@@ -8,7 +8,8 @@ registered with Prometheus, labels included — so a changed node label shows), 
 timeline itself (its header and one line per record, as ``gpuscale simulate --timeline``
 writes them), then one line per workload with its request log, request by request
 (arrival, latency — NaN unless served — and outcome: served, timed out, dropped,
-unfinished; start and end are arrival and arrival + latency).
+unfinished; start and end are arrival and arrival + latency; on the vLLM serving model
+also each request's time to first token and mean inter-token latency).
 ``scripts/record_timeline_corpus.py`` writes them under ``tests/data/timeline-corpus/``;
 ``test_timeline_corpus.py`` re-runs every case and compares line for line. Long runs are
 cut short (the 7-day trace replays 300 rows of the conversation trace for 15 minutes) so
@@ -159,6 +160,26 @@ def _bench_trace(workloads: int, seconds: float, head: Path = TRACE_HEAD) -> Run
     inputs = llm_inputs(workloads)
     names = [w.name for w in inputs.spec.workloads]
     return _production(inputs, LoadSpec(traces=dict.fromkeys(names, tiled)), 1, seconds)
+
+
+def _vllm_example(minutes: float) -> Run:
+    """``examples/vllm``'s README command on the conversation trace's head (the vLLM
+    serving model: one engine per Ready replica), read as ``gpuscale simulate`` reads it."""
+    from gpuscale.cli._simulate import prepare  # noqa: PLC0415 - the CLI only for this case
+
+    ready = prepare(
+        manifests=[EXAMPLES / "vllm"],
+        profile=None,
+        scenario=None,
+        trace=TRACE_HEAD,
+        trace_format="auto",
+        workload="vllm-llama",
+        speedup=4.0,
+        until=f"{minutes:g}m",
+        namespace="default",
+        max_work=None,
+    )
+    return _production(ready.inputs, LoadSpec(traces=ready.traces), 1, ready.horizon)
 
 
 # ------------------------------------------------------------------ simulator tests
@@ -386,6 +407,11 @@ CASES: tuple[Case, ...] = (
         "../shared/traces/mooncake_conversation_trace.jsonl (head), ScaledObject on requests",
         lambda: _bench_trace(1, 1800.0, MOONCAKE_HEAD),
     ),
+    Case(
+        "example-vllm-conv-30m",
+        "examples/vllm (--trace conv head --speedup 4 --until 30m), the vLLM serving model",
+        lambda: _vllm_example(30.0),
+    ),
     Case("world-tutorial-stand-in", "tests/unit/sim/test_world", lambda: _stand_in(None, 3600.0)),
     Case("world-fixed-query", "tests/unit/sim/test_world", lambda: _stand_in(FIXED_QUERY, 1800.0)),
     Case(
@@ -545,6 +571,11 @@ def lines(case: Case) -> list[str]:
                     "arrivals": log.arrivals.tolist(),
                     "latencies": log.latencies.tolist(),
                     "outcomes": log.outcomes.tolist(),
+                    **{
+                        name: column.tolist()
+                        for name, column in (("ttft", log.ttft), ("itl", log.itl))
+                        if column is not None
+                    },
                 }
             )
             for key, log in sorted(result.requests.items())
