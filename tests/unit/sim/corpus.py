@@ -165,7 +165,7 @@ def _bench_trace(workloads: int, seconds: float, head: Path = TRACE_HEAD) -> Run
 def _vllm_example(minutes: float) -> Run:
     """``examples/vllm``'s README command on the conversation trace's head (the vLLM
     serving model: one engine per Ready replica), read as ``gpuscale simulate`` reads it."""
-    from gpuscale.cli._simulate import prepare  # noqa: PLC0415 - the CLI only for this case
+    from gpuscale.cli._simulate import prepare
 
     ready = prepare(
         manifests=[EXAMPLES / "vllm"],

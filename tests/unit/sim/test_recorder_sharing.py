@@ -17,5 +17,7 @@ def test_records_share_what_did_not_change() -> None:
     assert sum(1 for before, after in pairs if before.nodes is after.nodes) > len(pairs) // 2
     assert sum(1 for before, after in pairs if before.gpus is after.gpus) > len(pairs) // 2
     assert any(
-        a is b for before, after in pairs for a, b in zip(before.workloads, after.workloads)
+        a is b
+        for before, after in pairs
+        for a, b in zip(before.workloads, after.workloads, strict=True)
     )
