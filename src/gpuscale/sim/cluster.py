@@ -193,6 +193,7 @@ class Workload:
         "spec",
         "spec_replicas",
         "template_hash",
+        "was_shown",
     )
 
     def __init__(self, spec: SimWorkload, template_hash: str) -> None:
@@ -212,6 +213,9 @@ class Workload:
         (``spec_replicas``, ``desired``, ``metrics``, a pod added, gone or changing
         state): every such change sets it to None, so the recorder rebuilds it only
         then (an exact saving: with drifting loops most records change one workload)."""
+        self.was_shown: WorkloadState | None = None
+        """The state the timeline last recorded, kept when ``shown`` is reset: the
+        recorder shares its unchanged pod counts."""
 
     def active(self) -> list[Pod]:
         return [p for p in self.pods.values() if p.deleted_at is None]

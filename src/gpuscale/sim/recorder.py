@@ -147,7 +147,10 @@ class Recorder:
 
 
 def _workload_state(workload: Workload) -> WorkloadState:
-    """What the timeline shows of ``workload`` now, kept as its ``shown`` state."""
+    """What the timeline shows of ``workload`` now, kept as its ``shown`` state. Its pod
+    counts are the last state's dict while they are the same counts in the same order
+    (ints, so equal items are written alike): a sync that changes a metric or the desired
+    count leaves the pods as they were, and a week's records then share one dict."""
     phases: dict[str, int] = {}
     ready = 0
     for pod in workload.pods.values():
@@ -157,7 +160,10 @@ def _workload_state(workload: Workload) -> WorkloadState:
             ready += 1
     status = len(workload.pods) - phases.get("Terminating", 0) - phases.get("Gone", 0)
     phases.pop("Gone", None)
-    state = workload.shown = WorkloadState(
+    was = workload.was_shown
+    if was is not None and list(was.pods.items()) == list(phases.items()):
+        phases = was.pods  # type: ignore[assignment]
+    state = workload.shown = workload.was_shown = WorkloadState(
         workload.spec.key,
         workload.spec_replicas,
         status,

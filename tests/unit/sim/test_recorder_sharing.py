@@ -21,3 +21,17 @@ def test_records_share_what_did_not_change() -> None:
         for before, after in pairs
         for a, b in zip(before.workloads, after.workloads, strict=True)
     )
+
+
+def test_a_changed_workload_state_keeps_its_unchanged_pod_counts() -> None:
+    case = next(c for c in CASES if c.name == "bench-sim-trace-15m")
+    _sim, result = case.run()
+    changed = [
+        (a, b)
+        for before, after in itertools.pairwise(result.records)
+        for a, b in zip(before.workloads, after.workloads, strict=True)
+        if a is not b
+    ]
+    kept = [(a, b) for a, b in changed if a.pods == b.pods and list(a.pods) == list(b.pods)]
+    assert kept
+    assert all(a.pods is b.pods for a, b in kept)
