@@ -71,7 +71,7 @@ else:
     inputs = build_inputs(
         ManifestSet(load_text(LLM_MANIFESTS.format(name="llm-0"), "llm.yaml")),
         load_profile_text(
-            LLM_PROFILE.format(min_nodes=nodes, max_nodes=nodes + 20,
+            LLM_PROFILE.format(min_nodes=nodes, max_nodes=min(nodes + 20, 1000),
                                workloads=LLM_WORKLOAD.format(name="llm-0")),
             "gpuscale.yaml",
         ),
