@@ -188,13 +188,18 @@ def _same_value(a: object, b: object) -> bool:
 
 def _same_values(a: Mapping[str, object], b: Mapping[str, object]) -> bool:
     """The same keys in the same order (a record is written in its dicts' order), each
-    value the same (:func:`_same_value`)."""
-    if len(a) != len(b):
+    value the same (:func:`_same_value`). The C-level comparisons first: equal items in
+    order, then equal types; only a zero needs its sign looked at."""
+    if len(a) != len(b) or list(a.items()) != list(b.items()):
         return False
-    for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items(), strict=True):
-        if key_a != key_b or not _same_value(value_a, value_b):
-            return False
-    return True
+    if list(map(type, a.values())) != list(map(type, b.values())):
+        return False
+    if 0.0 not in b.values():
+        return True
+    return all(
+        _same_value(value_a, value_b)
+        for value_a, value_b in zip(a.values(), b.values(), strict=True)
+    )
 
 
 def _same_counts(a: Mapping[str, int], b: Mapping[str, int]) -> bool:
@@ -203,9 +208,7 @@ def _same_counts(a: Mapping[str, int], b: Mapping[str, int]) -> bool:
 
 
 def _same_nested(a: Mapping[str, Mapping[str, int]], b: Mapping[str, Mapping[str, int]]) -> bool:
-    if len(a) != len(b):
+    """The same keys in the same order, each inner mapping :func:`_same_counts`."""
+    if a != b or list(a) != list(b):
         return False
-    return all(
-        key_a == key_b and _same_counts(value_a, value_b)
-        for (key_a, value_a), (key_b, value_b) in zip(a.items(), b.items(), strict=True)
-    )
+    return all(list(inner.items()) == list(b[key].items()) for key, inner in a.items())
