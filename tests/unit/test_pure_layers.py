@@ -19,7 +19,20 @@ import pytest
 import gpuscale
 
 PACKAGE = Path(gpuscale.__file__).parent
-PURE = ("kube", "manifests", "profile", "controllers", "promql", "serving", "sim", "timeline.py")
+PURE = (
+    "kube",
+    "manifests",
+    "profile",
+    "controllers",
+    "promql",
+    "serving",
+    "sim",
+    "timeline.py",
+    "tune/slo.py",
+    "tune/space.py",
+    "tune/objective.py",
+    "tune/references.py",
+)
 
 FORBIDDEN_CALLS = {"open", "input", "print", "breakpoint", "exec", "eval", "__import__"}
 """Builtins that read or write files or the terminal, or import by name at run time."""

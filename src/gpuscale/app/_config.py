@@ -24,9 +24,11 @@ __all__ = [
     "LOG_LEVELS",
     "TOKEN_ENV",
     "AppConfig",
+    "check_connection_limits",
     "check_metric_name",
     "check_setter_token",
     "config_from_flags",
+    "connection_limits_from_flags",
 ]
 
 DEFAULT_PORT = 8080
@@ -112,26 +114,49 @@ class AppConfig:
                 where="--shutdown-delay",
                 fix="make --shutdown-delay at most --grace-period",
             )
-        for flag, seconds in (
-            ("--header-timeout", self.header_timeout),
-            ("--idle-timeout", self.idle_timeout),
-        ):
-            if not 0 < seconds <= _LONGEST_TIMEOUT:
-                raise InputError(
-                    f"{seconds:g}s is not a timeout: it must be more than 0 and at most 24h",
-                    where=flag,
-                    fix=f"pass a duration such as {'10s' if 'header' in flag else '60s'}",
-                )
-        low, high = _HEADER_BYTES_RANGE
-        if not low <= self.max_header_bytes <= high:
-            raise InputError(
-                f"{self.max_header_bytes} bytes is out of range",
-                where="--max-header-bytes",
-                fix=f"pass a whole number of bytes from {low} to {high} (default "
-                f"{DEFAULT_MAX_HEADER_BYTES}, Go's DefaultMaxHeaderBytes)",
-            )
+        check_connection_limits(self.header_timeout, self.idle_timeout, self.max_header_bytes)
         if self.setter_token is not None:
             check_setter_token(self.setter_token, where="--setter-token")
+
+
+def check_connection_limits(
+    header_timeout: float, idle_timeout: float, max_header_bytes: int
+) -> None:
+    """The checks of ``--header-timeout``, ``--idle-timeout`` and ``--max-header-bytes``,
+    which both servers (the gauge and ``--serve llm``) take."""
+    for flag, seconds in (("--header-timeout", header_timeout), ("--idle-timeout", idle_timeout)):
+        if not 0 < seconds <= _LONGEST_TIMEOUT:
+            raise InputError(
+                f"{seconds:g}s is not a timeout: it must be more than 0 and at most 24h",
+                where=flag,
+                fix=f"pass a duration such as {'10s' if 'header' in flag else '60s'}",
+            )
+    low, high = _HEADER_BYTES_RANGE
+    if not low <= max_header_bytes <= high:
+        raise InputError(
+            f"{max_header_bytes} bytes is out of range",
+            where="--max-header-bytes",
+            fix=f"pass a whole number of bytes from {low} to {high} (default "
+            f"{DEFAULT_MAX_HEADER_BYTES}, Go's DefaultMaxHeaderBytes)",
+        )
+
+
+def connection_limits_from_flags(
+    header_timeout: str, idle_timeout: str, max_header_bytes: str
+) -> tuple[float, float, int]:
+    """The three connection limits from their flags' strings (checked by the config)."""
+    size = max_header_bytes.strip()
+    if not size.isascii() or not size.isdigit() or len(size) > 12:
+        raise InputError(
+            f"{max_header_bytes[:40]!r} is not a number of bytes",
+            where="--max-header-bytes",
+            fix=f"pass a whole number of bytes, e.g. {DEFAULT_MAX_HEADER_BYTES} (1 MiB)",
+        )
+    return (
+        _duration(header_timeout, "--header-timeout"),
+        _duration(idle_timeout, "--idle-timeout"),
+        int(size),
+    )
 
 
 def check_metric_name(name: str) -> None:
@@ -198,13 +223,9 @@ def config_from_flags(
         raise InputError(f"{port!r} is not a port number", where="--port", fix=_PORT_FIX)
     if setter_token is not None:
         check_setter_token(setter_token, where=TOKEN_ENV if token_from_env else "--setter-token")
-    size = max_header_bytes.strip()
-    if not size.isascii() or not size.isdigit() or len(size) > 12:
-        raise InputError(
-            f"{max_header_bytes[:40]!r} is not a number of bytes",
-            where="--max-header-bytes",
-            fix=f"pass a whole number of bytes, e.g. {DEFAULT_MAX_HEADER_BYTES} (1 MiB)",
-        )
+    header, idle, size = connection_limits_from_flags(
+        header_timeout, idle_timeout, max_header_bytes
+    )
     return AppConfig(
         host=host,
         port=int(text),
@@ -215,9 +236,9 @@ def config_from_flags(
         shutdown_delay=_duration(shutdown_delay, "--shutdown-delay"),
         allow_non_finite=allow_non_finite,
         runtime_metrics=runtime_metrics,
-        header_timeout=_duration(header_timeout, "--header-timeout"),
-        idle_timeout=_duration(idle_timeout, "--idle-timeout"),
-        max_header_bytes=int(size),
+        header_timeout=header,
+        idle_timeout=idle,
+        max_header_bytes=size,
         setter_token=setter_token,
     )
 

@@ -31,6 +31,13 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
+from gpuscale.app._config import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_HEADER_BYTES,
+    check_connection_limits,
+    connection_limits_from_flags,
+)
 from gpuscale.errors import InputError
 from gpuscale.serving import (
     METRICS,
@@ -39,21 +46,26 @@ from gpuscale.serving import (
     RequestSpec,
     ServingMetrics,
     Step,
+    StepCost,
 )
 from gpuscale.serving.presets import preset, presets
 
 __all__ = [
     "DEFAULT_LLM_PORT",
+    "VLLM_VERSION",
     "EngineLoop",
     "LlmConfig",
     "LlmResponder",
     "OpenAIError",
     "llm_config_from_flags",
     "new_llm_registry",
+    "parse_step_cost",
 ]
 
 DEFAULT_LLM_PORT = 8000
 """vLLM's ``--port`` default."""
+VLLM_VERSION = "0.11.0"
+"""The vLLM line the serving model follows; ``GET /version`` answers it."""
 COMPLETION_MAX_TOKENS = 16
 """vLLM's (and OpenAI's) default ``max_tokens`` for ``/v1/completions``."""
 CHAT_MAX_TOKENS = 256
@@ -79,8 +91,17 @@ class LlmConfig:
     num_gpu_blocks: int | None = None
     block_size: int | None = None
     max_model_len: int = 8192
+    step_cost: tuple[tuple[str, float], ...] = ()
+    """Step-cost terms that replace the preset's (``--step-cost base=0.02,...``): an
+    emulator with known parameters, for ``gpuscale calibrate`` to recover."""
     log_level: str = "info"
     grace_period: float = 10.0
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    """As the gauge server's: a request's line, headers and body must arrive within this."""
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    """As the gauge server's: a kept-alive connection idle (or not reading) this long closes."""
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    """As the gauge server's: more request line and headers than this gets 431."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -107,6 +128,14 @@ class LlmConfig:
                 where="--log-level",
                 fix="use one of debug, info, warning, error",
             )
+        check_connection_limits(self.header_timeout, self.idle_timeout, self.max_header_bytes)
+        if self.step_cost:
+            try:
+                self.engine()
+            except ValueError as error:
+                raise InputError(
+                    str(error), where="--step-cost", fix="give at least one term a time > 0"
+                ) from None
         if self.max_model_len < 2:
             raise InputError(
                 "too small", where="--max-model-len", fix="pass --max-model-len >= 2, e.g. 8192"
@@ -126,7 +155,15 @@ class LlmConfig:
             max_num_batched_tokens=self.max_num_batched_tokens or base.max_num_batched_tokens,
             block_size=self.block_size or base.block_size,
         )
-        return Engine(config, chosen.step_cost())
+        cost = chosen.step_cost()
+        terms = {
+            "base": cost.base,
+            "prefill_token": cost.prefill_token,
+            "decode_seq": cost.decode_seq,
+            "context_token": cost.context_token,
+        }
+        terms.update(dict(self.step_cost))
+        return Engine(config, StepCost(**terms))
 
 
 class _Stream:
@@ -230,6 +267,7 @@ class _Collector(Collector):
         self._labels = [model_name, "0"]
 
     def collect(self) -> Any:
+        yield self._cache_config()
         metrics = self._loop.metrics
         gauges = metrics.gauges(self._loop.engine)
         counters = metrics.counters()
@@ -256,6 +294,25 @@ class _Collector(Collector):
                     data.sum,
                 )
                 yield histogram
+
+    def _cache_config(self) -> GaugeMetricFamily:
+        """vLLM's ``vllm:cache_config_info``: 1, the KV cache's settings as labels
+        (``CacheConfig.metrics_info``; those the engine model has)."""
+        config = self._loop.engine.config
+        labels = {
+            "block_size": str(config.block_size),
+            "cache_dtype": "auto",
+            "enable_prefix_caching": "False",
+            "num_cpu_blocks": "0",
+            "num_gpu_blocks": str(config.num_gpu_blocks),
+        }
+        family = GaugeMetricFamily(
+            "vllm:cache_config_info",
+            "Information of the LLMEngine CacheConfig",
+            labels=list(labels),
+        )
+        family.add_metric(list(labels.values()), 1.0)
+        return family
 
 
 def _bound(value: float) -> str:
@@ -290,6 +347,8 @@ class _Parsed:
     max_tokens: int
     stream: bool
     include_usage: bool
+    continuous_usage: bool = False
+    """vLLM's ``stream_options.continuous_usage_stats``: usage in every chunk."""
 
 
 class LlmResponder:
@@ -354,10 +413,25 @@ class LlmResponder:
         stream = data.get("stream", False)
         if not isinstance(stream, bool):
             raise OpenAIError(400, "stream must be true or false")
-        options = data.get("stream_options") or {}
+        options = data.get("stream_options")
+        if options is not None and not stream:
+            raise OpenAIError(400, "Stream options can only be defined when `stream=True`.")
+        options = options or {}
         if not isinstance(options, dict):
             raise OpenAIError(400, "stream_options must be an object")
-        return _Parsed(chat, prompt_tokens, max_tokens, stream, bool(options.get("include_usage")))
+        choices = data.get("n", 1)
+        if choices is not None and choices != 1:
+            raise OpenAIError(
+                400, "n must be 1: the emulator generates one choice per request (vLLM allows more)"
+            )
+        return _Parsed(
+            chat,
+            prompt_tokens,
+            max_tokens,
+            stream,
+            bool(options.get("include_usage")),
+            bool(options.get("continuous_usage_stats")),
+        )
 
     def submit(self, parsed: _Parsed) -> tuple[str, _Stream]:
         try:
@@ -426,17 +500,21 @@ class LlmResponder:
         else:
             choice = {"index": 0, "text": text, "logprobs": None, "finish_reason": reason}
             kind = "text_completion"
-        payload = {
+        payload: dict[str, Any] = {
             "id": request_id,
             "object": kind,
             "created": int(time.time()),
             "model": self.config.name,
             "choices": [choice],
         }
+        if parsed.continuous_usage:
+            payload["usage"] = _usage(parsed.prompt_tokens, end)
         return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
     def usage_chunk(self, parsed: _Parsed, request_id: str, tokens: int) -> bytes:
         kind = "chat.completion.chunk" if parsed.chat else "text_completion"
+        if parsed.chat:
+            request_id = "chatcmpl-" + request_id.removeprefix("cmpl-")
         payload = {
             "id": request_id,
             "object": kind,
@@ -504,12 +582,19 @@ def llm_config_from_flags(
     log_level: str,
     grace_period: float,
     flags: dict[str, str | None],
+    header_timeout: str = "10s",
+    idle_timeout: str = "60s",
+    max_header_bytes: str = str(DEFAULT_MAX_HEADER_BYTES),
 ) -> LlmConfig:
     """An :class:`LlmConfig` from the command line's strings; ``InputError`` names the flag."""
     numbers: dict[str, int | None] = {}
     for name in ("max_num_seqs", "max_num_batched_tokens", "num_gpu_blocks", "block_size"):
         numbers[name] = _whole(flags.get(name), "--" + name.replace("_", "-"))
     max_model_len = _whole(flags.get("max_model_len"), "--max-model-len")
+    step_cost = parse_step_cost(flags.get("step_cost"))
+    header, idle, size = connection_limits_from_flags(
+        header_timeout, idle_timeout, max_header_bytes
+    )
     return LlmConfig(
         host=host,
         port=DEFAULT_LLM_PORT if port is None else _port(port),
@@ -517,10 +602,47 @@ def llm_config_from_flags(
         model=(flags.get("model") or "llama-3.1-8b").strip().lower(),
         served_model_name=flags.get("served_model_name"),
         max_model_len=8192 if max_model_len is None else max_model_len,
+        step_cost=step_cost,
+        header_timeout=header,
+        idle_timeout=idle,
+        max_header_bytes=size,
         log_level=log_level.strip().lower(),
         grace_period=grace_period,
         **numbers,
     )
+
+
+_TERMS = ("base", "prefill_token", "decode_seq", "context_token")
+
+
+def parse_step_cost(text: str | None) -> tuple[tuple[str, float], ...]:
+    """``base=0.02,decode_seq=5e-4`` as ``(("base", 0.02), ("decode_seq", 0.0005))``.
+
+    Each term at most once, each value a finite number >= 0 (Python float syntax);
+    :class:`InputError` names ``--step-cost`` and the offending part."""
+    if text is None:
+        return ()
+    fix = "write TERM=SECONDS,... with TERM one of base, prefill_token, decode_seq, context_token"
+    found: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, value = part.strip().partition("=")
+        name = name.strip()
+        if not sep or name not in _TERMS:
+            raise InputError(f"{part.strip()!r} is not TERM=SECONDS", where="--step-cost", fix=fix)
+        if name in found:
+            raise InputError(f"{name} given twice", where="--step-cost", fix=fix)
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = -1.0
+        if not 0 <= number < float("inf"):
+            raise InputError(
+                f"{name}={value.strip()!r} is not a finite number >= 0",
+                where="--step-cost",
+                fix="e.g. --step-cost base=0.02,decode_seq=0.0005",
+            )
+        found[name] = number
+    return tuple(found.items())
 
 
 def _whole(text: str | None, flag: str) -> int | None:

@@ -2,7 +2,10 @@
 
 The gauge server (:mod:`._server`) answers every request the moment it is parsed; an
 LLM answer waits for the engine and may stream. So this connection keeps the gauge
-server's parsing, limits and error bytes (imported from :mod:`._server`) and adds:
+server's parsing, error bytes (imported from :mod:`._server`) and connection limits
+(``--header-timeout``, ``--idle-timeout``, ``--max-header-bytes``: the same flags,
+checks and sweep, :mod:`._sweep`; a request being answered has no deadline, however
+long it generates, unless its client stops reading) and adds:
 request bodies (at most :data:`MAX_BODY_BYTES`, else 413), one request in flight per
 connection (reading pauses until its answer is written, so pipelined requests are
 answered in order), and responses written by a coroutine: whole JSON bodies with
@@ -10,7 +13,8 @@ answered in order), and responses written by a coroutine: whole JSON bodies with
 that disconnects mid-stream has its request aborted in the engine (blocks freed).
 
 Routes, as vLLM's OpenAI server has them: ``POST /v1/completions``, ``POST
-/v1/chat/completions``, ``GET /v1/models``, ``GET /health`` (200, empty body),
+/v1/chat/completions``, ``GET /v1/models``, ``GET /version`` (the pinned vLLM version,
+emulated), ``GET /health`` (200, empty body),
 ``GET /metrics`` (always the text format 0.0.4: prometheus_client's OpenMetrics encoder
 escapes the colons of ``vllm:*`` names to underscores unless the scraper asks for UTF-8
 names, and a query written for vLLM must find ``vllm:num_requests_waiting``); other
@@ -29,6 +33,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 from gpuscale.app._llm import (
+    VLLM_VERSION,
     EngineLoop,
     LlmConfig,
     LlmResponder,
@@ -41,10 +46,10 @@ from gpuscale.app._server import (
     _BAD_HTTP,
     _STATUS_LINES,
     _TOO_LARGE,
-    MAX_HEADER_BYTES,
     _Clock,
     listen,
 )
+from gpuscale.app._sweep import Sweeper, expire
 from gpuscale.serving import ServingMetrics
 
 __all__ = ["MAX_BODY_BYTES", "LlmServer", "run_llm", "serve_llm"]
@@ -68,10 +73,15 @@ class _Connection(asyncio.Protocol):
         self._body_bytes = 0
         self._accept: bytes | None = None
         self._header_bytes = 0
+        self._header_sum = 0
         self._in_headers = False
         self._queue: list[tuple[bytes, bytes, bytes, bytes | None, bool]] = []
         self._task: asyncio.Task[None] | None = None
         self.closed = False
+        self.reading = False
+        """A request has started and is not complete yet (408 when its time runs out)."""
+        self.deadline = server.sweeper.now + server.config.header_timeout
+        """When the sweep closes this connection, on the loop's clock."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)
@@ -83,20 +93,45 @@ class _Connection(asyncio.Protocol):
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
+    def pause_writing(self) -> None:
+        """The client does not read what is written: it has ``idle_timeout`` to resume."""
+        if self._transport is not None:
+            self._transport.pause_reading()
+        self.deadline = self._server.sweeper.now + self._server.config.idle_timeout
+
+    def resume_writing(self) -> None:
+        if self._answering():
+            self.deadline = float("inf")
+            return
+        self.deadline = self._server.sweeper.now + self._server.config.idle_timeout
+        if self._transport is not None:
+            self._transport.resume_reading()
+
+    def _answering(self) -> bool:
+        return self._task is not None and not self._task.done()
+
     def data_received(self, data: bytes) -> None:
-        if self._in_headers:
-            self._header_bytes += len(data)
-            if self._header_bytes > MAX_HEADER_BYTES:
-                self._abandon(_TOO_LARGE)
-                return
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
             self.close()
+            return
         except httptools.HttpParserError:
             self._abandon(_BAD_HTTP)
+            return
+        if self._in_headers:
+            self._header_bytes += len(data)
+            if self._header_bytes > self._server.config.max_header_bytes:
+                self._abandon(_TOO_LARGE)
+
+    def expire(self) -> None:
+        """The deadline has passed (see :mod:`._sweep`)."""
+        expire(self._transport, reading=self.reading)
 
     def on_message_begin(self) -> None:
+        self.reading = True
+        self.deadline = self._server.sweeper.now + self._server.config.header_timeout
+        self._header_sum = 0
         self._in_headers = True
         self._url = b""
         self._body = []
@@ -107,12 +142,17 @@ class _Connection(asyncio.Protocol):
         self._url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_sum += len(name) + len(value) + 4
         if name.lower() == b"accept":
             self._accept = value
 
     def on_headers_complete(self) -> None:
+        """Headers that arrived whole in one chunk are measured here (by their parts);
+        :meth:`data_received` measures those still arriving."""
         self._in_headers = False
         self._header_bytes = 0
+        if self._header_sum + len(self._url) > self._server.config.max_header_bytes:
+            self._abandon(_TOO_LARGE)
 
     def on_body(self, body: bytes) -> None:
         self._body_bytes += len(body)
@@ -122,8 +162,10 @@ class _Connection(asyncio.Protocol):
         self._body.append(body)
 
     def on_message_complete(self) -> None:
+        self.reading = False
         if self._transport is None or self._transport.is_closing():
             return
+        self.deadline = float("inf")
         parser = self._parser
         self._queue.append(
             (
@@ -149,6 +191,7 @@ class _Connection(asyncio.Protocol):
             if not keep_alive:
                 self.close()
                 return
+        self.deadline = self._server.sweeper.now + self._server.config.idle_timeout
         if self._transport is not None and not self._transport.is_closing():
             self._transport.resume_reading()
 
@@ -175,13 +218,15 @@ class _Connection(asyncio.Protocol):
             self._write_whole(200, _JSON, answer, keep_alive)
             return
         if method not in (b"GET", b"HEAD"):
-            if path in (b"/health", b"/v1/models", b"/metrics"):
+            if path in (b"/health", b"/v1/models", b"/metrics", b"/version"):
                 raise OpenAIError(405, "Method Not Allowed", "MethodNotAllowed")
             raise OpenAIError(404, "Not Found", "NotFoundError")
         if path == b"/health":
             self._write_whole(200 if responder.ready else 503, b"", b"", keep_alive)
         elif path == b"/v1/models":
             self._write_whole(200, _JSON, responder.models(), keep_alive)
+        elif path == b"/version":
+            self._write_whole(200, _JSON, b'{"version": "%s"}' % VLLM_VERSION.encode(), keep_alive)
         elif path == b"/metrics":
             body_out = generate_latest(self._server.registry)
             self._write_whole(
@@ -278,11 +323,21 @@ class LlmServer:
         self.connections: set[_Connection] = set()
         self.draining = False
         self.clock = _Clock()
+        self.sweeper = Sweeper(
+            self.connections,
+            header_timeout=config.header_timeout,
+            idle_timeout=config.idle_timeout,
+        )
         self._server: asyncio.Server | None = None
 
     async def start(self) -> list[tuple[str, int]]:
         host, port = self.config.host, self.config.port
-        self._server = await listen(host, port, lambda: _Connection(self))
+        self.sweeper.start()
+        try:
+            self._server = await listen(host, port, lambda: _Connection(self))
+        except BaseException:
+            self.sweeper.stop()
+            raise
         self.loop.start()
         return [
             (str(sock.getsockname()[0]), int(sock.getsockname()[1]))
@@ -300,6 +355,7 @@ class LlmServer:
         deadline = asyncio.get_running_loop().time() + grace
         while self.connections and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)
+        self.sweeper.stop()
         for connection in list(self.connections):
             connection.close()
         await self.loop.stop()

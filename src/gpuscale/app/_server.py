@@ -29,7 +29,8 @@ Hostile or broken clients cannot hold a connection, whatever the handler behind:
 
 The timers cost no system call per request: one sweep every fraction of the shortest
 timeout reads the loop's clock once and closes every connection past its deadline;
-the connections compare against that clock (:attr:`AppServer.now`).
+the connections compare against that clock (:attr:`AppServer.now`). The sweep and what
+an expired connection gets are :mod:`._sweep`'s, shared with the LLM emulator.
 
 Shutdown (:meth:`AppServer.drain`) follows Kubernetes' order: ``/readyz`` turns 503 and
 replies carry ``Connection: close``; after ``shutdown_delay`` the listener closes; idle
@@ -55,6 +56,7 @@ import httptools
 from gpuscale._redact import redact
 from gpuscale.app._config import DEFAULT_MAX_HEADER_BYTES, AppConfig
 from gpuscale.app._handler import Reply, Responder
+from gpuscale.app._sweep import Sweeper, expire
 from gpuscale.errors import InputError, UnavailableError
 
 __all__ = ["MAX_HEADER_BYTES", "AppServer", "listen"]
@@ -76,10 +78,6 @@ _TOO_LARGE = (
     b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
     b"Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
     b"431 Request Header Fields Too Large"
-)
-_TIMEOUT = (
-    b"HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain; charset=utf-8\r\n"
-    b"Connection: close\r\n\r\n408 Request Timeout"
 )
 _BAD_VERSION = (
     b"HTTP/1.1 505 HTTP Version Not Supported\r\n"
@@ -300,13 +298,8 @@ class _Connection(asyncio.Protocol):
     def expire(self) -> None:
         """The deadline has passed: 408 for a request that did not arrive in time,
         a plain close for an idle connection or one that does not read its replies."""
-        transport = self._transport
-        if self.reading:
-            self._abandon(_TIMEOUT)
-        elif transport is not None and transport.get_write_buffer_size() > 0:
-            self.abort()  # close() would wait for a client that does not read
-        else:
-            self.close()
+        expire(self._transport, reading=self.reading)
+        self.busy = False
 
     def close(self) -> None:
         if self._transport is not None:
@@ -330,44 +323,39 @@ class AppServer:
         self.draining = False
         self.debug = _log.isEnabledFor(logging.DEBUG)
         self.clock = _Clock()
-        self.now = 0.0
-        """The loop's clock at the last sweep (see the module docstring)."""
+        self._sweeper = Sweeper(
+            self.connections,
+            header_timeout=config.header_timeout,
+            idle_timeout=config.idle_timeout,
+        )
         self._server: asyncio.Server | None = None
         self._all_closed: asyncio.Event | None = None
-        self._sweeper: asyncio.TimerHandle | None = None
-        self._sweep_every = 1.0
+
+    @property
+    def now(self) -> float:
+        """The loop's clock at the last sweep (see the module docstring)."""
+        return self._sweeper.now
 
     async def start(self) -> list[tuple[str, int]]:
         """Listen on the configured address; return the (host, port) pairs bound.
 
         Bad addresses raise ``InputError``; a busy or forbidden port ``UnavailableError``.
         """
-        loop = asyncio.get_running_loop()
-        self.now = loop.time()
+        self._sweeper.start()
         host, port = self.config.host, self.config.port
-        self._server = await listen(host, port, lambda: _Connection(self))
+        try:
+            self._server = await listen(host, port, lambda: _Connection(self))
+        except BaseException:
+            self._sweeper.stop()
+            raise
         bound = []
         for sock in self._server.sockets:
             address = sock.getsockname()
             bound.append((str(address[0]), int(address[1])))
-        self._sweep_every = min(
-            1.0, max(0.02, min(self.config.header_timeout, self.config.idle_timeout) / 4)
-        )
-        self._sweeper = loop.call_later(self._sweep_every, self._sweep)
         return bound
 
-    def _sweep(self) -> None:
-        """Close every connection past its deadline, then come back (see the module doc)."""
-        loop = asyncio.get_running_loop()
-        now = self.now = loop.time()
-        for connection in [c for c in self.connections if c.deadline <= now]:
-            connection.expire()
-        self._sweeper = loop.call_later(self._sweep_every, self._sweep)
-
     def stop_sweeping(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            self._sweeper = None
+        self._sweeper.stop()
 
     def forget(self, connection: _Connection) -> None:
         self.connections.discard(connection)

@@ -1,6 +1,8 @@
 """The options several commands share, defined once so their names, short forms and
 meaning cannot drift apart: ``--kubeconfig``, ``--context``, ``-n/--namespace``,
-``-p/--profile``, ``-o/--output`` and ``--setter-token``.
+``-p/--profile``, ``-o/--output`` and ``--setter-token``; and the trace replay's
+``--trace-format``, ``--workload``, ``--speedup``, ``--until``, ``--seed`` and
+``-n/--namespace`` (manifests' default namespace), which ``simulate`` and ``tune`` share.
 
 ``deploy``, ``verify``, ``load``, ``watch``, ``install`` and ``cluster`` take them from
 here; ``load`` also takes ``--setter-token`` (its helpers fit ``app`` too). Each is a
@@ -24,15 +26,21 @@ __all__ = [
     "SETTER_TOKEN_ENV",
     "ContextOption",
     "KubeconfigOption",
+    "ManifestNamespaceOption",
     "NamespaceOption",
     "OptionalProfile",
     "OutputOption",
+    "SeedOption",
+    "SpeedupOption",
+    "TraceFormatOption",
     "WorkloadNamespaceOption",
     "check_output",
     "profile_option",
     "setter_token",
     "setter_token_option",
+    "until_option",
     "warn_token_flag",
+    "workload_option",
 ]
 
 KubeconfigOption = Annotated[
@@ -74,6 +82,45 @@ WorkloadNamespaceOption = Annotated[
     ),
 ]
 OutputOption = Annotated[str, typer.Option("--output", "-o", help="text or json.")]
+ManifestNamespaceOption = Annotated[
+    str,
+    typer.Option(
+        "--namespace",
+        "-n",
+        metavar="NS",
+        help="Namespace of objects that set none (as kubectl -n).",
+    ),
+]
+TraceFormatOption = Annotated[
+    str,
+    typer.Option(
+        "--trace-format",
+        metavar="auto|azure|mooncake|csv",
+        help="auto, azure, mooncake or csv.",
+    ),
+]
+SpeedupOption = Annotated[
+    float,
+    typer.Option("--speedup", metavar="FACTOR", help="Replay the trace this many times faster."),
+]
+SeedOption = Annotated[
+    int, typer.Option("--seed", metavar="N", help="Random seed (same seed, same run).")
+]
+
+
+def workload_option(does: str) -> Any:
+    """``--workload NAME``; ``does`` says what the named Deployment is for."""
+    return typer.Option("--workload", metavar="NAME", help=does, show_default=False)
+
+
+def until_option(default: str) -> Any:
+    """``--until DURATION``; ``default`` says what runs when it is not given."""
+    return typer.Option(
+        "--until",
+        metavar="DURATION",
+        help=f"Virtual time to simulate (default: {default}).",
+        show_default=False,
+    )
 
 
 def profile_option(uses: str) -> Any:

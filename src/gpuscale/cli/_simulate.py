@@ -18,6 +18,7 @@ import json
 import math
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from gpuscale.manifests import DEFAULT_KUBE_VERSION, ManifestSet, validate_or_ra
 from gpuscale.manifests.names import check_namespace_flag
 from gpuscale.profile import Profile
 from gpuscale.promql import check_query_text
-from gpuscale.sim.budget import DEFAULT_MAX_WORK, WorkEstimate, estimate_work
+from gpuscale.sim.budget import DEFAULT_MAX_WORK, ENGINE_REQUEST, WorkEstimate, estimate_work
 from gpuscale.sim.inputs import (
     ProfileLocator,
     SimulationInputs,
@@ -44,7 +45,7 @@ from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
 from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
 
-__all__ = ["execute", "find_profile"]
+__all__ = ["Prepared", "check_options", "execute", "find_profile", "prepare", "read_trace_as"]
 
 _TRACE_FORMATS = ("auto", "azure", "mooncake", "csv")
 
@@ -178,7 +179,14 @@ def _check_work(estimate: WorkEstimate, limit: float, source: str) -> None:
     raise InputError(
         f"the run would take about {_units(estimate.total)} units of work ({horizon} of "
         f"virtual time: {_units(estimate.loop_events)} loop events and "
-        f"{_units(estimate.requests)} requests), "
+        f"{_units(estimate.requests)} requests"
+        + (
+            f", {_units(estimate.engine_requests)} of them to vLLM engines at "
+            f"{ENGINE_REQUEST} units each"
+            if estimate.engine_requests
+            else ""
+        )
+        + "), "
         f"over the limit of {_units(limit)} (a few minutes)",
         where=source,
         fix=f"simulate less (a shorter --until, a speedup nearer 1), or allow it with "
@@ -225,35 +233,30 @@ def _print_warnings(warnings: list[str] | tuple[str, ...]) -> None:
         sys.stderr.write(f"gpuscale: warning: {warning}\n")
 
 
-def execute(
-    *,
-    manifests: list[Path],
-    profile: Path | None,
-    scenario: Path | None,
-    trace: Path | None,
-    trace_format: str,
-    workload: str | None,
-    speedup: float,
-    until: str | None,
-    seed: int,
-    namespace: str,
-    timeline: Path | None,
-    report: Path | None,
-    plots: Path | None,
-    label: str | None,
-    output: str,
-    max_work: str | None = None,
-) -> None:
-    """Run gpuscale simulate with its parsed options (see :mod:)."""
+@dataclass(frozen=True)
+class Prepared:
+    """The inputs of a run as ``simulate`` reads and checks them (``tune`` reads its own
+    the same way)."""
+
+    loaded: ManifestSet
+    profile: Profile
+    profile_source: str
+    locate: ProfileLocator
+    inputs: SimulationInputs
+    scenario: Scenario | None
+    traces: dict[str, Trace]
+    """Workload name → its trace, tiled up to ``horizon``."""
+    raw: Trace | None
+    """The trace as read (sped up), before tiling."""
+    horizon: float
+    kube_version: str
+
+
+def check_options(output: str, trace_format: str, speedup: float) -> None:
+    """Refuse an unknown output or trace format and a speedup that is no speed."""
     if output not in ("text", "json"):
         raise InputError(
             f"unknown output format {output!r}", where="--output", fix="use -o text or -o json"
-        )
-    if scenario is None and trace is None:
-        raise InputError(
-            "nothing drives the simulation",
-            where="gpuscale simulate",
-            fix="give --scenario FILE or --trace FILE",
         )
     if trace_format not in _TRACE_FORMATS:
         raise InputError(
@@ -267,28 +270,51 @@ def execute(
             where="--speedup",
             fix="e.g. --speedup 2 (twice as fast) or --speedup 0.5",
         )
+
+
+def read_trace_as(trace: Path, trace_format: str, speedup: float) -> Trace:
+    """The trace file read in ``trace_format`` and replayed ``speedup`` times as fast."""
+    raw = read_trace(trace, fmt=trace_format)  # type: ignore[arg-type]
+    if speedup != 1.0:
+        raw = raw.scaled(speedup)
+        if not math.isfinite(raw.period):
+            raise InputError(
+                f"replayed {speedup:g} times as fast, the trace would span more seconds "
+                "than can be counted",
+                where="--speedup",
+                fix="use a speedup nearer 1",
+            )
+    return raw
+
+
+def prepare(
+    *,
+    manifests: list[Path],
+    profile: Path | None,
+    scenario: Path | None,
+    trace: Path | None,
+    trace_format: str,
+    workload: str | None,
+    speedup: float,
+    until: str | None,
+    namespace: str,
+    max_work: str | None,
+) -> Prepared:
+    """Read and check everything a run needs, as ``simulate`` does (see :mod:)."""
     limit = _max_work(max_work)
     check_namespace_flag(namespace)
     loaded = read_manifests(manifests)
     _check_queries(loaded)
     chosen, profile_source, locate = find_profile(manifests, profile)
-    validate_or_raise(loaded, kube_version=_kube_version(chosen))
+    kube_version = _kube_version(chosen)
+    validate_or_raise(loaded, kube_version=kube_version)
     parsed = None if scenario is None else read_scenario(scenario)
     names = [m.name for m in loaded.by_kind("Deployment", "StatefulSet")]
     inputs = build_inputs(loaded, chosen, namespace=namespace, gauges=gauges_of(parsed, names))
     traces: dict[str, Trace] = {}
     raw: Trace | None = None
     if trace is not None:
-        raw = read_trace(trace, fmt=trace_format)  # type: ignore[arg-type]
-        if speedup != 1.0:
-            raw = raw.scaled(speedup)
-            if not math.isfinite(raw.period):
-                raise InputError(
-                    f"replayed {speedup:g} times as fast, the trace would span more seconds "
-                    "than can be counted",
-                    where="--speedup",
-                    fix="use a speedup nearer 1",
-                )
+        raw = read_trace_as(trace, trace_format, speedup)
         scaled_targets = sorted({s.target for s in inputs.scaled_objects})
         target = _trace_target(names, scaled_targets, workload, trace)
         traces[target] = raw
@@ -312,9 +338,63 @@ def execute(
         _warn_steps_after(parsed, horizon)
         _warn_unread_gauges(parsed, inputs)
     needs_capacity(parsed, traces, inputs, locate=locate)
+    return Prepared(
+        loaded=loaded,
+        profile=chosen,
+        profile_source=profile_source,
+        locate=locate,
+        inputs=inputs,
+        scenario=parsed,
+        traces=traces,
+        raw=raw,
+        horizon=horizon,
+        kube_version=kube_version,
+    )
+
+
+def execute(
+    *,
+    manifests: list[Path],
+    profile: Path | None,
+    scenario: Path | None,
+    trace: Path | None,
+    trace_format: str,
+    workload: str | None,
+    speedup: float,
+    until: str | None,
+    seed: int,
+    namespace: str,
+    timeline: Path | None,
+    report: Path | None,
+    plots: Path | None,
+    label: str | None,
+    output: str,
+    max_work: str | None = None,
+) -> None:
+    """Run gpuscale simulate with its parsed options (see :mod:)."""
+    check_options(output, trace_format, speedup)
+    if scenario is None and trace is None:
+        raise InputError(
+            "nothing drives the simulation",
+            where="gpuscale simulate",
+            fix="give --scenario FILE or --trace FILE",
+        )
+    ready = prepare(
+        manifests=manifests,
+        profile=profile,
+        scenario=scenario,
+        trace=trace,
+        trace_format=trace_format,
+        workload=workload,
+        speedup=speedup,
+        until=until,
+        namespace=namespace,
+        max_work=max_work,
+    )
+    inputs, raw, parsed = ready.inputs, ready.raw, ready.scenario
     meta: dict[str, Any] = {
         "manifests": [str(p) for p in manifests],
-        "profile": profile_source,
+        "profile": ready.profile_source,
     }
     if scenario is not None:
         meta["scenario"] = str(scenario)
@@ -326,8 +406,8 @@ def execute(
     _print_warnings(inputs.warnings)
     outcome = run(
         inputs,
-        load=LoadSpec(scenario=parsed, traces=traces),
-        until=horizon,
+        load=LoadSpec(scenario=parsed, traces=ready.traces),
+        until=ready.horizon,
         seed=seed,
         label=label or "simulate",
         meta=meta,

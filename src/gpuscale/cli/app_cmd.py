@@ -170,6 +170,14 @@ def app_command(  # noqa: PLR0917 - Typer maps each parameter to a flag
         metavar="TOKENS",
         help="llm: longest prompt + output (default 8192).",
     ),
+    step_cost: str | None = typer.Option(
+        None,
+        "--step-cost",
+        metavar="TERM=SECONDS,...",
+        help="llm: step-cost terms replacing the preset's (base, prefill_token, decode_seq, "
+        "context_token), e.g. base=0.02,decode_seq=0.0005: an emulator with known "
+        "parameters, such as gpuscale calibrate is tested against.",
+    ),
 ) -> None:
     from gpuscale.app import config_from_flags, exec_server  # noqa: PLC0415 - keep other commands light
 
@@ -209,6 +217,7 @@ _LLM_ONLY = (
     "num_gpu_blocks",
     "block_size",
     "max_model_len",
+    "step_cost",
 )
 _GAUGE_ONLY = (
     "metric_name",
@@ -256,5 +265,8 @@ def _serve_llm(ctx: typer.Context, values: dict[str, object]) -> None:
         log_level=str(values["log_level"]),
         grace_period=grace,
         flags={name: None if values[name] is None else str(values[name]) for name in _LLM_ONLY},
+        header_timeout=str(values["header_timeout"]),
+        idle_timeout=str(values["idle_timeout"]),
+        max_header_bytes=str(values["max_header_bytes"]),
     )
     raise typer.Exit(run_llm(config))

@@ -23,7 +23,7 @@ from gpuscale.errors import InputError
 if TYPE_CHECKING:
     from gpuscale.manifests.scaffold import ScaffoldFile, ScaffoldOptions
 
-__all__ = ["init", "next_steps", "write_files"]
+__all__ = ["cold_start_warning", "init", "next_steps", "write_files"]
 
 
 _HELP = (
@@ -33,9 +33,16 @@ _HELP = (
     "DIR/gpuscale.yaml, all or nothing; refuses to overwrite without --force. Each manifest "
     "says in comments why it is written that way. Documentation: docs/commands/init.md."
     "\n\n"
+    "--preset gauge (the default) is the tutorial's workload, `gpuscale app`, scaled on its "
+    "gauge. --preset vllm writes a vLLM server (pinned image, the model's arguments, "
+    "/health probes sized for the model load, port 8000) scaled on vllm:num_requests_waiting "
+    "+ vllm:num_requests_running per replica, with a target derived from the serving "
+    "preset of the GPU and --model, and a profile whose workload has serving.kind vllm."
+    "\n\n"
     "[bold]Examples[/bold]"
     "\n\n"
     "  gpuscale init ./llm --gpu nvidia --name llm --namespace ml\n"
+    "  gpuscale init ./vllm --preset vllm --gpu nvidia --model qwen2.5-7b --name chat\n"
     "  gpuscale init ./llm --image registry.example.com/me/gpuscale-app:0.1.0 --force\n"
     "  gpuscale init --stdout --provider generic | kubectl apply -f -"
     "\n\n"
@@ -54,6 +61,26 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
         typer.Argument(
             metavar="DIR",
             help="Directory to write into (created if missing); omit it with --stdout.",
+            show_default=False,
+        ),
+    ] = None,
+    preset: Annotated[
+        str,
+        typer.Option(
+            "--preset",
+            metavar="gauge|vllm",
+            help="gauge: the tutorial's gpuscale app and its gauge; vllm: a vLLM server "
+            "scaled on its requests.",
+            case_sensitive=False,
+        ),
+    ] = "gauge",
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            metavar="NAME",
+            help="With --preset vllm: the open model (llama-3.1-8b, llama-3.1-70b, "
+            "qwen2.5-7b); its serving preset on the vendor's GPU sizes the target.",
             show_default=False,
         ),
     ] = None,
@@ -90,24 +117,30 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
             metavar="IMAGE",
             help="Workload image whose entrypoint is `gpuscale app` (build it from the "
             "Dockerfile, see docs/commands/app.md); default "
-            "ghcr.io/gpuscale/gpuscale:<version>.",
+            "ghcr.io/gpuscale/gpuscale:<version>. With --preset vllm: the vLLM server "
+            "image, default vllm/vllm-openai:v0.11.0 (NVIDIA) or AMD's rocm/vllm build of "
+            "vLLM 0.11.",
             show_default=False,
         ),
     ] = None,
     threshold: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--threshold",
             metavar="NUMBER",
-            help="Metric value one replica should carry (KEDA threshold, AverageValue).",
+            help="Metric value one replica should carry (KEDA threshold, AverageValue); "
+            "default 80, or with --preset vllm the requests one replica of the preset "
+            "carries.",
+            show_default=False,
         ),
-    ] = 80.0,
+    ] = None,
     min_replicas: Annotated[
         int,
         typer.Option(
             "--min-replicas",
             metavar="N",
-            help="Fewest replicas; at least 1 (the metric comes from the pods).",
+            help="Fewest replicas; at least 1 with the gauge (its metric comes from the "
+            "pods); 0 allowed with --preset vllm, with a warning about cold starts.",
         ),
     ] = 1,
     max_replicas: Annotated[
@@ -119,11 +152,15 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
         ),
     ] = 8,
     metric: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--metric", metavar="NAME", help="Gauge the workload exports and KEDA scales on."
+            "--metric",
+            metavar="NAME",
+            help="Gauge the workload exports and KEDA scales on (--preset gauge only); "
+            "default my_custom_gauge.",
+            show_default=False,
         ),
-    ] = "my_custom_gauge",
+    ] = None,
     scrape_interval: Annotated[
         str,
         typer.Option(
@@ -161,6 +198,8 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
     from gpuscale.manifests.scaffold import scaffold  # noqa: PLC0415 - see module doc
 
     options = _options(
+        preset=preset,
+        model=model,
         gpu=gpu,
         provider=provider,
         name=name,
@@ -175,6 +214,8 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
         prometheus_namespace=prometheus_namespace,
     )
     files = scaffold(options)
+    if options.preset == "vllm" and options.min_replicas == 0:
+        sys.stderr.write(cold_start_warning(options))
     if stdout:
         sys.stdout.write("---\n".join(f.text for f in files if f.manifest))
         return
@@ -186,6 +227,23 @@ def init(  # noqa: PLR0917 - one parameter per command-line option
     for path in written:
         sys.stderr.write(f"wrote {path}\n")
     sys.stderr.write(next_steps(directory))
+
+
+def cold_start_warning(options: ScaffoldOptions) -> str:
+    """The one warning ``--preset vllm --min-replicas 0`` prints."""
+    from gpuscale.kube import format_duration  # noqa: PLC0415 - see module doc
+    from gpuscale.manifests._scaffold_vllm import (  # noqa: PLC0415 - see module doc
+        image_pull_seconds,
+        startup_seconds,
+    )
+
+    cold = format_duration(image_pull_seconds(options) + startup_seconds(options))
+    return (
+        "gpuscale: warning: --min-replicas 0: the first request after an idle spell waits "
+        f"for a cold start (a GPU node, then about {cold} of image pull and model load), and "
+        "at zero replicas no pod exports vllm:num_requests_*: add a trigger on a signal from "
+        "outside the pods (your gateway's requests, KEDA's HTTP add-on) or keep 1\n"
+    )
 
 
 def next_steps(directory: Path) -> str:
@@ -200,15 +258,17 @@ def next_steps(directory: Path) -> str:
 
 def _options(
     *,
+    preset: str,
+    model: str | None,
     gpu: str,
     provider: str,
     name: str,
     namespace: str,
     image: str | None,
-    threshold: float,
+    threshold: float | None,
     min_replicas: int,
     max_replicas: int,
-    metric: str,
+    metric: str | None,
     scrape_interval: str,
     prometheus_release: str,
     prometheus_namespace: str,
@@ -223,19 +283,36 @@ def _options(
         raise InputError(
             f"unknown provider {provider!r}", where="--provider", fix="use doks or generic"
         )
+    chosen_preset = preset.lower()
+    if chosen_preset not in ("gauge", "vllm"):
+        raise InputError(f"unknown preset {preset!r}", where="--preset", fix="use gauge or vllm")
+    if chosen_preset == "vllm" and metric is not None:
+        raise InputError(
+            "--metric is the gauge's; a vLLM server is scaled on vllm:num_requests_waiting "
+            "+ vllm:num_requests_running",
+            where="--metric",
+            fix="drop --metric (or use --preset gauge)",
+        )
+    if chosen_preset == "gauge" and model is not None:
+        raise InputError(
+            "--model names the model a vLLM server loads; the gauge app has none",
+            where="--model",
+            fix="drop --model, or add --preset vllm",
+        )
     chosen_gpu: Literal["amd", "nvidia"] = "amd" if vendor == "amd" else "nvidia"
     chosen_provider: Literal["doks", "generic"] = "doks" if kind == "doks" else "generic"
-    defaults = ScaffoldOptions(name=name, namespace=namespace)
     options = ScaffoldOptions(
         name=name,
         namespace=namespace,
+        preset="vllm" if chosen_preset == "vllm" else "gauge",
+        model=(model or "llama-3.1-8b").strip().lower(),
         gpu=chosen_gpu,
         provider=chosen_provider,
-        image=image or defaults.image,
+        image=image,
         threshold=threshold,
         min_replicas=min_replicas,
         max_replicas=max_replicas,
-        metric=metric,
+        metric=metric or "my_custom_gauge",
         scrape_interval=scrape_interval,
         prometheus_release=prometheus_release,
         prometheus_namespace=prometheus_namespace,

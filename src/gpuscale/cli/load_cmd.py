@@ -353,7 +353,8 @@ def _send(
     )
 
     def progress(report: LoadReport) -> None:
-        print(f"  {report.lines()[0]}", file=sys.stderr)
+        for line in report.lines():
+            print(f"  {redact(line)}", file=sys.stderr)
 
     async def go() -> LoadReport:
         limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)

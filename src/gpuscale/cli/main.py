@@ -173,6 +173,7 @@ COMMAND_MODULES = (
     "profile_cmd",
     "lint_cmd",
     "simulate_cmd",
+    "tune_cmd",
     "report_cmd",
     "cluster_cmd",
     "install_cmd",
@@ -180,6 +181,7 @@ COMMAND_MODULES = (
     "verify_cmd",
     "load_cmd",
     "watch_cmd",
+    "calibrate_cmd",
     "app_cmd",
 )
 
@@ -210,6 +212,9 @@ COMMAND_HELP: dict[str, LazyCommand] = {
         "simulate",
         "Replay a scenario or a trace through KEDA, the HPA and the autoscaler in virtual time.",
     ),
+    "tune_cmd": LazyCommand(
+        "tune", "Search the cheapest KEDA and HPA settings that meet an SLO on your own trace."
+    ),
     "report_cmd": LazyCommand(
         "report",
         "Summarise timelines side by side; compare two; write the HTML report and PNG plots.",
@@ -233,6 +238,11 @@ COMMAND_HELP: dict[str, LazyCommand] = {
     ),
     "watch_cmd": LazyCommand(
         "watch", "Watch replicas, pods, nodes, the ScaledObject, the HPA, the query and events."
+    ),
+    "calibrate_cmd": LazyCommand(
+        "calibrate",
+        "Measure an OpenAI-compatible LLM server and write the serving model's step cost "
+        "into the profile.",
     ),
     "app_cmd": LazyCommand(
         "app",

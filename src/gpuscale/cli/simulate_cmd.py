@@ -13,6 +13,14 @@ from typing import Annotated
 
 import typer
 
+from gpuscale.cli._options import (
+    ManifestNamespaceOption,
+    SeedOption,
+    SpeedupOption,
+    TraceFormatOption,
+    until_option,
+    workload_option,
+)
 from gpuscale.cli.main import app
 
 __all__ = ["simulate_command"]
@@ -59,37 +67,16 @@ def simulate_command(
             show_default=False,
         ),
     ] = None,
-    trace_format: Annotated[
-        str,
-        typer.Option(
-            "--trace-format",
-            metavar="auto|azure|mooncake|csv",
-            help="auto, azure, mooncake or csv.",
-        ),
-    ] = "auto",
+    trace_format: TraceFormatOption = "auto",
     workload: Annotated[
-        str | None,
-        typer.Option(
-            "--workload",
-            metavar="NAME",
-            help="The Deployment the trace's requests go to.",
-            show_default=False,
-        ),
+        str | None, workload_option("The Deployment the trace's requests go to.")
     ] = None,
-    speedup: Annotated[
-        float,
-        typer.Option(
-            "--speedup", metavar="FACTOR", help="Replay the trace this many times faster."
-        ),
-    ] = 1.0,
+    speedup: SpeedupOption = 1.0,
     until: Annotated[
         str | None,
-        typer.Option(
-            "--until",
-            metavar="DURATION",
-            help="Virtual time to simulate (default: the scenario's until, one pass of the "
-            "trace with every request, else 1h). A trace shorter than this is repeated.",
-            show_default=False,
+        until_option(
+            "the scenario's until, one pass of the trace with every request, else 1h; "
+            "a trace shorter than this is repeated"
         ),
     ] = None,
     max_work: Annotated[
@@ -97,23 +84,14 @@ def simulate_command(
         typer.Option(
             "--max-work",
             metavar="N",
-            help="Refuse runs estimated above N units of work (loop events + requests; "
-            "default 1e7, a few minutes). Raise it for long runs.",
+            help="Refuse runs estimated above N units of work (loop events + requests, "
+            "10 per request to a serving.kind vllm engine; default 1e7, a few minutes). "
+            "Raise it for long runs.",
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[
-        int, typer.Option("--seed", metavar="N", help="Random seed (same seed, same run).")
-    ] = 0,
-    namespace: Annotated[
-        str,
-        typer.Option(
-            "--namespace",
-            "-n",
-            metavar="NS",
-            help="Namespace of objects that set none (as kubectl -n).",
-        ),
-    ] = "default",
+    seed: SeedOption = 0,
+    namespace: ManifestNamespaceOption = "default",
     timeline: Annotated[
         Path | None,
         typer.Option(

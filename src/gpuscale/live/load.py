@@ -33,6 +33,7 @@ from typing import Any, Protocol
 import httpx
 
 from gpuscale.errors import GpuscaleError, InputError, RetryableError, UnavailableError
+from gpuscale.live._openai import completion_body, stream_completion
 from gpuscale.live.kube import Kube, label_selector
 from gpuscale.live.portforward import PortForwarder
 
@@ -133,22 +134,28 @@ class RequestSpec:
     method: str = "GET"
     headers: Mapping[str, str] = field(default_factory=dict)
     openai_model: str | None = None
-    """Send ``POST /v1/completions`` (OpenAI-compatible servers such as vLLM) with a prompt
-    of about ``prompt_tokens`` tokens and ``max_tokens = output_tokens``."""
+    """Send ``POST /v1/completions`` (OpenAI-compatible servers such as vLLM), streamed,
+    with exactly ``prompt_tokens`` token ids in and ``output_tokens`` out
+    (:func:`gpuscale.live._openai.completion_body`), timing TTFT and every token."""
 
     def build(self, arrival: Arrival) -> tuple[str, str, dict[str, Any] | None]:
         """``(method, path, json body or None)`` for ``arrival``."""
         if self.openai_model is not None:
-            body = {
-                "model": self.openai_model,
-                "prompt": " ".join(["hello"] * max(1, arrival.prompt_tokens)),
-                "max_tokens": max(1, arrival.output_tokens),
-            }
+            body = completion_body(self.openai_model, arrival.prompt_tokens, arrival.output_tokens)
             return "POST", "/v1/completions", body
         path = self.path.replace("{prompt_tokens}", str(arrival.prompt_tokens)).replace(
             "{output_tokens}", str(arrival.output_tokens)
         )
         return self.method, path, None
+
+
+def _percentiles(values: Sequence[float]) -> dict[str, float | None]:
+    return {
+        "p50": percentile(values, 50),
+        "p90": percentile(values, 90),
+        "p99": percentile(values, 99),
+        "max": values[-1] if values else None,
+    }
 
 
 def percentile(sorted_values: Sequence[float], p: float) -> float | None:
@@ -178,6 +185,10 @@ class LoadReport:
     max_lag: float
     """How late the sender was for its most-delayed arrival (seconds); large means the
     machine could not keep up and the rate was lower than asked."""
+    ttft: tuple[float, ...] = ()
+    """Streamed requests: seconds to the first token, sorted (``--openai-model``)."""
+    itl: tuple[float, ...] = ()
+    """Streamed requests: seconds between consecutive tokens, every one, sorted."""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -187,14 +198,14 @@ class LoadReport:
             "http_errors": {str(k): v for k, v in sorted(self.http_errors.items())},
             "failures": dict(sorted(self.failures.items())),
             "dropped": self.dropped,
-            "latency_seconds": {
-                "p50": percentile(self.latencies, 50),
-                "p90": percentile(self.latencies, 90),
-                "p99": percentile(self.latencies, 99),
-                "max": self.latencies[-1] if self.latencies else None,
-            },
+            "latency_seconds": _percentiles(self.latencies),
             "duration_seconds": self.duration,
             "max_lag_seconds": self.max_lag,
+            **{
+                f"{name}_seconds": _percentiles(values)
+                for name, values in (("ttft", self.ttft), ("itl", self.itl))
+                if values
+            },
         }
 
     def lines(self) -> list[str]:
@@ -215,6 +226,12 @@ class LoadReport:
             f"p90 {ms(percentile(self.latencies, 90))}, p99 {ms(percentile(self.latencies, 99))}, "
             f"max {ms(self.latencies[-1] if self.latencies else None)}",
         ]
+        for name, values in (("TTFT", self.ttft), ("ITL", self.itl)):
+            if values:
+                lines.append(
+                    f"{name} p50 {ms(percentile(values, 50))}, p90 {ms(percentile(values, 90))}, "
+                    f"p99 {ms(percentile(values, 99))}, max {ms(values[-1])}"
+                )
         if self.max_lag > 1.0:
             lines.append(
                 f"warning: the sender fell up to {self.max_lag:.1f}s behind schedule; "
@@ -256,7 +273,7 @@ async def run_load(
     start = clock.now()
     counters: dict[str, Any] = {
         "planned": 0, "sent": 0, "ok": 0, "dropped": 0, "max_lag": 0.0,
-        "http": Counter(), "fail": Counter(), "lat": [],
+        "http": Counter(), "fail": Counter(), "lat": [], "ttft": [], "itl": [],
     }  # fmt: skip
     open_tasks: set[asyncio.Task[None]] = set()
     turn = 0
@@ -273,6 +290,8 @@ async def run_load(
             latencies=tuple(sorted(counters["lat"])),
             duration=clock.now() - start,
             max_lag=counters["max_lag"],
+            ttft=tuple(sorted(counters["ttft"])),
+            itl=tuple(sorted(counters["itl"])),
         )
 
     async def one(
@@ -287,6 +306,9 @@ async def run_load(
         url: str, method: str, path: str, body: dict[str, Any] | None, began: float
     ) -> None:
         try:
+            if body is not None and body.get("stream"):
+                await streamed(url + path, body)
+                return
             response = await client.request(
                 method, url + path, json=body, headers=dict(request.headers), timeout=timeout
             )
@@ -301,6 +323,19 @@ async def run_load(
             counters["lat"].append(clock.now() - began)
         else:
             counters["http"][response.status_code] += 1
+
+    async def streamed(url: str, body: dict[str, Any]) -> None:
+        record = await stream_completion(
+            client, url, body, clock=clock.now, headers=request.headers, timeout=timeout
+        )
+        if record.status != 200:
+            counters["http"][record.status] += 1
+            return
+        counters["ok"] += 1
+        counters["lat"].append((record.finished or clock.now()) - record.sent)
+        if record.ttft is not None:
+            counters["ttft"].append(record.ttft)
+        counters["itl"].extend(record.intervals())
 
     for arrival in arrivals:
         counters["planned"] += 1

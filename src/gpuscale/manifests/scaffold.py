@@ -22,6 +22,9 @@ mistakes ``examples/tutorial/README.md`` lists:
   ``pollingInterval``: KEDA's default (30s) is right, and with min ≥ 1 the HPA reads the
   metric every 15s whatever it says (lint's ``polling-interval-has-no-effect``).
 - ``gpuscale.yaml``: the profile for the same setup.
+
+That is the ``gauge`` preset (the tutorial's workload). ``preset="vllm"`` writes a vLLM
+server instead: :mod:`._scaffold_vllm` says what and why.
 """
 
 from __future__ import annotations
@@ -35,6 +38,20 @@ from gpuscale.errors import InputError
 from gpuscale.kube import format_duration, parse_duration
 from gpuscale.manifests._model import KeyPath
 from gpuscale.manifests._render import render
+from gpuscale.manifests._scaffold_parts import (
+    Placed,
+    deployment,
+    prometheus_server,
+    service,
+    service_monitor,
+)
+from gpuscale.manifests._scaffold_vllm import (
+    NODE_PROVISIONING_SECONDS,
+    VLLM_IMAGES,
+    VLLM_PORT,
+    vllm_objects,
+    vllm_workload_profile,
+)
 from gpuscale.manifests.names import name_problem, suggest_name
 
 __all__ = ["DEFAULT_IMAGE", "ScaffoldFile", "ScaffoldOptions", "scaffold", "scaffold_objects"]
@@ -60,16 +77,22 @@ class ScaffoldOptions:
     provider: Literal["doks", "generic"] = "doks"
     """``doks`` selects nodes by DOKS' ``gpu-brand`` label; ``generic`` relies on the GPU
     request alone (no portable GPU node label exists across providers)."""
-    image: str = f"{DEFAULT_IMAGE}:{__version__}"
-    """Container image whose entrypoint is ``gpuscale app``."""
-    port: int = 8080
-    """Port ``gpuscale app`` listens on."""
+    preset: Literal["gauge", "vllm"] = "gauge"
+    """``gauge``: the tutorial's workload (``gpuscale app``) scaled on its gauge;
+    ``vllm``: a vLLM server scaled on its requests waiting + running."""
+    model: str = "llama-3.1-8b"
+    """With ``vllm``: the open model served (a ``gpuscale.serving.presets.MODELS`` key)."""
+    image: str | None = None
+    """Container image; default ``ghcr.io/gpuscale/gpuscale:<version>`` (entrypoint
+    ``gpuscale app``), or the pinned vLLM image of the vendor with ``vllm``."""
     metric: str = "my_custom_gauge"
-    """The gauge the workload exports and the ScaledObject scales on."""
-    threshold: float = 80.0
-    """Target value of the summed metric per replica (KEDA ``threshold``)."""
+    """The gauge the workload exports and the ScaledObject scales on (``gauge`` only)."""
+    threshold: float | None = None
+    """Target value of the summed metric per replica (KEDA ``threshold``): 80 for the
+    gauge; with ``vllm`` derived from the preset's capacity unless given."""
     min_replicas: int = 1
-    """Lowest replica count; at least 1, since the metric comes from the pods themselves."""
+    """Lowest replica count; at least 1 for the gauge, since its metric comes from the pods
+    themselves; 0 is allowed with ``vllm`` (the CLI warns about cold starts)."""
     max_replicas: int = 8
     """Highest replica count (each replica holds one GPU)."""
     prometheus_release: str = "prometheus"
@@ -80,6 +103,22 @@ class ScaffoldOptions:
     """How often Prometheus scrapes the workload: the ServiceMonitor endpoint's
     ``interval`` and the profile's ``prometheus.scrape_interval`` (a duration, at least
     1s; 15s matches the HPA's sync period)."""
+
+    @property
+    def port(self) -> int:
+        """Port the server listens on: ``gpuscale app``'s 8080, vLLM's 8000."""
+        return VLLM_PORT if self.preset == "vllm" else 8080
+
+    def image_ref(self) -> str:
+        """The image written: :attr:`image`, else the preset's default."""
+        if self.image:
+            return self.image
+        if self.preset == "vllm":
+            return VLLM_IMAGES[self.gpu]
+        return f"{DEFAULT_IMAGE}:{__version__}"
+
+    def gauge_threshold(self) -> float:
+        return 80.0 if self.threshold is None else self.threshold
 
     def check(self) -> None:
         """Raise :class:`InputError` (naming the flag) for an option Kubernetes would reject."""
@@ -100,7 +139,9 @@ class ScaffoldOptions:
                     where=flag,
                     fix=f"use a namespace such as {suggest_name(value, 'dns1123-label')}",
                 )
-        if self.min_replicas < 1:
+        if self.preset == "vllm":
+            self._check_vllm()
+        elif self.min_replicas < 1:
             raise InputError(
                 f"min replicas {self.min_replicas} is below 1",
                 where="--min-replicas",
@@ -113,7 +154,7 @@ class ScaffoldOptions:
                 where="--max-replicas",
                 fix="raise --max-replicas",
             )
-        if not self.threshold > 0:
+        if self.threshold is not None and not self.threshold > 0:
             raise InputError(
                 f"threshold {self.threshold:g} must be above 0",
                 where="--threshold",
@@ -125,6 +166,29 @@ class ScaffoldOptions:
                 f"{self.metric!r} is not a Prometheus metric name",
                 where="--metric",
                 fix="use letters, digits, '_' and ':', not starting with a digit",
+            )
+
+    def _check_vllm(self) -> None:
+        from gpuscale.serving.presets import MODELS, presets  # noqa: PLC0415 - vllm only
+
+        if self.model not in MODELS:
+            raise InputError(
+                f"unknown model {self.model!r}",
+                where="--model",
+                fix=f"use one of {', '.join(sorted(MODELS))}",
+            )
+        gpu_model = {"amd": "mi300x", "nvidia": "h100"}[self.gpu]
+        if (gpu_model, self.model) not in presets():
+            raise InputError(
+                f"{self.model} does not fit one {gpu_model} GPU with room for its KV cache",
+                where="--model",
+                fix="choose a smaller model, e.g. --model llama-3.1-8b",
+            )
+        if self.min_replicas < 0:
+            raise InputError(
+                f"min replicas {self.min_replicas} is below 0",
+                where="--min-replicas",
+                fix="use 0 or more",
             )
 
     def scrape_seconds(self) -> float:
@@ -172,11 +236,10 @@ def _threshold(value: float) -> str:
 
 def scaffold_objects(
     options: ScaffoldOptions,
-) -> list[tuple[str, dict[str, Any], dict[KeyPath, str]]]:
+) -> list[Placed]:
     """``(file name, object, comments by key path)`` for the four manifests."""
     options.check()
     labels = _labels(options)
-    scrape = options.scrape_text()
     resource = _GPU_RESOURCE[options.gpu]
     pod_spec: dict[str, Any] = {}
     pod_comments: dict[KeyPath, str] = {}
@@ -197,13 +260,17 @@ def scaffold_objects(
             f"DOKS taints GPU nodes {resource}:NoSchedule; tolerate that taint and no other\n"
             "(not CriticalAddonsOnly, which is for system add-ons)."
         )
+    if options.preset == "vllm":
+        placed = vllm_objects(options, labels, pod_spec)
+        placed[0][2].update(pod_comments)
+        return placed
     pod_spec["terminationGracePeriodSeconds"] = 30
     pod_spec["securityContext"] = {"runAsNonRoot": True}
     container_path: KeyPath = (*spec_path, "containers", 0)
     pod_spec["containers"] = [
         {
             "name": "app",
-            "image": options.image,
+            "image": options.image_ref(),
             "args": ["--port", str(options.port)],
             "ports": [{"name": "http", "containerPort": options.port}],
             "readinessProbe": {
@@ -227,56 +294,7 @@ def scaffold_objects(
     pod_comments[(*container_path, "readinessProbe")] = (
         "Ready only when serving, so the Service and the HPA count it only then."
     )
-    pod_comments[("spec", "selector")] = (
-        "No replicas: the HPA KEDA creates owns the count (from minReplicaCount up);\n"
-        "a count here would be re-applied on every apply and fight it."
-    )
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
-        },
-    }
-    service = {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": options.name, "namespace": options.namespace, "labels": labels},
-        "spec": {
-            "selector": labels,
-            "ports": [{"name": "http", "port": options.port, "targetPort": "http"}],
-        },
-    }
-    service_comments: dict[KeyPath, str] = {
-        ("spec", "ports"): "The ServiceMonitor's endpoint refers to this port by its name."
-    }
-    monitor = {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "ServiceMonitor",
-        "metadata": {
-            "name": options.name,
-            "namespace": options.namespace,
-            "labels": {**labels, "release": options.prometheus_release},
-        },
-        "spec": {
-            "selector": {"matchLabels": labels},
-            "namespaceSelector": {"matchNames": [options.namespace]},
-            "endpoints": [{"port": "http", "path": "/metrics", "interval": scrape}],
-        },
-    }
-    monitor_comments: dict[KeyPath, str] = {
-        ("metadata", "labels"): (
-            "kube-prometheus-stack's Prometheus selects ServiceMonitors labelled\n"
-            f"release: <its Helm release name> ({options.prometheus_release} here)."
-        ),
-        ("spec", "namespaceSelector"): "Where the Service is: this app's namespace.",
-        ("spec", "endpoints"): (
-            f"Scraped every {scrape}: the profile's prometheus.scrape_interval says the same."
-        ),
-    }
-    server = f"http://prometheus-operated.{options.prometheus_namespace}.svc.cluster.local:9090"
+    server = prometheus_server(options)
     query = f'sum({options.metric}{{namespace="{options.namespace}", service="{options.name}"}})'
     trigger_path: KeyPath = ("spec", "triggers", 0)
     scaled = {
@@ -308,7 +326,7 @@ def scaffold_objects(
                     "metadata": {
                         "serverAddress": server,
                         "query": query,
-                        "threshold": _threshold(options.threshold),
+                        "threshold": _threshold(options.gauge_threshold()),
                         "ignoreNullValues": "false",
                     },
                 }
@@ -336,9 +354,14 @@ def scaffold_objects(
         ),
     }
     return [
-        ("manifests/deployment.yaml", deployment, pod_comments),
-        ("manifests/service.yaml", service, service_comments),
-        ("manifests/servicemonitor.yaml", monitor, monitor_comments),
+        deployment(options, labels, pod_spec, pod_comments),
+        service(
+            options,
+            labels,
+            options.port,
+            "The ServiceMonitor's endpoint refers to this port by its name.",
+        ),
+        service_monitor(options, labels),
         ("manifests/scaledobject.yaml", scaled, scaled_comments),
     ]
 
@@ -368,7 +391,7 @@ node_pools:
     size: {_DOKS_GPU_SIZE[options.gpu]}
     min_nodes: 0
     max_nodes: {options.max_replicas}
-    provisioning_time: 10m
+    provisioning_time: {format_duration(NODE_PROVISIONING_SECONDS)}
 """
     else:
         pools = f"""\
@@ -392,7 +415,7 @@ node_pools:
         effect: NoSchedule
     min_nodes: 0
     max_nodes: {options.max_replicas}
-    provisioning_time: 10m
+    provisioning_time: {format_duration(NODE_PROVISIONING_SECONDS)}
 """
     return f"""\
 # gpuscale profile: what the manifests do not say. Every key is optional;
@@ -406,6 +429,13 @@ cluster:
   scrape_interval: {options.scrape_text()}   # the ServiceMonitor's interval too
 workloads:
   {options.name}:
+{_workload_text(options)}"""
+
+
+def _workload_text(options: ScaffoldOptions) -> str:
+    if options.preset == "vllm":
+        return vllm_workload_profile(options)
+    return """\
     image_pull_time: 20s
     startup_time: 5s
     concurrency: 4

@@ -13,6 +13,7 @@ gpuscale.yaml ─► load_profile_text ─► Profile (frozen; defaults and cata
                                   ├── keda           KedaSpec
                                   ├── timing         TimingSpec    (loop latencies)
                                   ├── workloads      {Deployment name: WorkloadSpec}
+                                  │                    └── serving  ServingSpec (queue | vllm)
                                   └── catalogue      CatalogueEntry... (added to CATALOGUE)
 ```
 
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
     from gpuscale.profile._model import (
         KEDA_CHART,
         KUBE_PROMETHEUS_STACK_CHART,
+        TUNABLE,
         AutoscalerSpec,
+        CalibrationSpec,
         CatalogueEntry,
         ClusterSpec,
         HpaSpec,
@@ -40,8 +43,12 @@ if TYPE_CHECKING:
         NodePool,
         Profile,
         PrometheusSpec,
+        ServingSpec,
+        StepCostSpec,
         TaintSpec,
         TimingSpec,
+        Tunable,
+        TuneSpec,
         WorkloadSpec,
     )
     from gpuscale.profile.catalogue import (
@@ -62,6 +69,7 @@ else:
                 "KEDA_CHART",
                 "KUBE_PROMETHEUS_STACK_CHART",
                 "AutoscalerSpec",
+                "CalibrationSpec",
                 "CatalogueEntry",
                 "ClusterSpec",
                 "HpaSpec",
@@ -69,8 +77,13 @@ else:
                 "NodePool",
                 "Profile",
                 "PrometheusSpec",
+                "ServingSpec",
+                "StepCostSpec",
                 "TaintSpec",
                 "TimingSpec",
+                "TUNABLE",
+                "TuneSpec",
+                "Tunable",
                 "WorkloadSpec",
             ),
             "gpuscale.profile.catalogue": (
@@ -89,7 +102,9 @@ __all__ = [
     "KEDA_CHART",
     "KUBE_PROMETHEUS_STACK_CHART",
     "PRICES_READ",
+    "TUNABLE",
     "AutoscalerSpec",
+    "CalibrationSpec",
     "CatalogueEntry",
     "ClusterSpec",
     "HpaSpec",
@@ -97,9 +112,13 @@ __all__ = [
     "NodePool",
     "Profile",
     "PrometheusSpec",
+    "ServingSpec",
     "Size",
+    "StepCostSpec",
     "TaintSpec",
     "TimingSpec",
+    "Tunable",
+    "TuneSpec",
     "WorkloadSpec",
     "load_profile_text",
     "size_for",

@@ -36,12 +36,16 @@ from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.kube import Taint, format_duration, parse_duration, parse_quantity
 from gpuscale.manifests import KeyPath, Location, nearest_location
 from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
+from gpuscale.serving import EngineConfig, StepCost
+from gpuscale.serving.presets import GPUS, MODELS, kv_blocks, preset, presets
 
 __all__ = [
     "DOKS_LABEL_DOMAIN",
     "KEDA_CHART",
     "KUBE_PROMETHEUS_STACK_CHART",
+    "TUNABLE",
     "AutoscalerSpec",
+    "CalibrationSpec",
     "CatalogueEntry",
     "ClusterSpec",
     "HpaSpec",
@@ -49,8 +53,12 @@ __all__ = [
     "NodePool",
     "Profile",
     "PrometheusSpec",
+    "ServingSpec",
+    "StepCostSpec",
     "TaintSpec",
     "TimingSpec",
+    "Tunable",
+    "TuneSpec",
     "WorkloadSpec",
 ]
 
@@ -523,6 +531,207 @@ class KedaSpec(_Model):
     ``null``: whatever is newest at install time."""
 
 
+def _preset_name(value: str) -> str:
+    table = presets()
+    gpu, _, model = value.partition("/")
+    if (gpu, model) not in table:
+        known = ", ".join(f"{g}/{m}" for g, m in sorted(table))
+        raise ValueError(
+            f"{value!r} is not a serving preset — write one of {known} "
+            "(or drop preset and write num_gpu_blocks and step_cost)"
+        )
+    return value
+
+
+PositiveCount = Annotated[int, Field(ge=1)]
+"""A whole number of 1 or more (requests, tokens, blocks)."""
+
+NonNegative = Annotated[float, Field(ge=0)]
+"""A finite number, 0 allowed."""
+
+
+class StepCostSpec(_Model):
+    """Seconds one engine step takes: ``base + prefill_token × prompt tokens + decode_seq ×
+    decoding sequences + context_token × context tokens`` (``gpuscale.serving.StepCost``;
+    ``docs/serving.md``). A term not written comes from the preset; without a preset all
+    four are needed."""
+
+    base: NonNegative | None = None
+    """Seconds of every step whatever its size (reading the weights once, launches)."""
+    prefill_token: NonNegative | None = None
+    """Seconds per prompt token computed in the step."""
+    decode_seq: NonNegative | None = None
+    """Seconds per sequence decoding in the step (sampling, per-sequence kernels)."""
+    context_token: NonNegative | None = None
+    """Seconds per token of context attended (reading the KV cache)."""
+
+
+class CalibrationSpec(_Model):
+    """Where a workload's serving values were measured (``gpuscale calibrate`` writes it;
+    the simulation does not read it)."""
+
+    date: str = Field(min_length=1)
+    """When the measurement was made (ISO 8601, e.g. ``2026-12-02``)."""
+    source: str = Field(min_length=1)
+    """What was measured (the endpoint's URL, the GPU and server version)."""
+    residuals: dict[str, NonNegative] = Field(default_factory=dict)
+    """The fit's quality per quantity (e.g. ``ttft: 0.04``: relative RMS error)."""
+    range: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    """Per swept quantity, the lowest and highest value measured (e.g. ``prompt_tokens:
+    [16, 4096]``); outside it the fit is an extrapolation."""
+
+
+_ENGINE_KEYS = (
+    "preset",
+    "served_model_name",
+    "max_num_seqs",
+    "max_num_batched_tokens",
+    "num_gpu_blocks",
+    "gpu_memory_utilization",
+    "block_size",
+    "step_cost",
+    "calibration",
+)
+
+
+class ServingSpec(_Model):
+    """How one replica turns requests into answers: ``queue`` (a FIFO in front of
+    ``concurrency`` slots, the workload's capacity keys) or ``vllm`` (the step model of
+    ``gpuscale.serving``: continuous batching, chunked prefill, a paged KV cache; its
+    settings are vLLM's flags of the same names, ``docs/serving.md``)."""
+
+    kind: Literal["queue", "vllm"] = "queue"
+    """``queue`` (today's request model) or ``vllm`` (an engine per replica, exporting
+    vLLM's metrics)."""
+    preset: Annotated[str, AfterValidator(_preset_name)] | None = None
+    """``<gpu>/<model>`` from ``gpuscale.serving.presets`` (e.g. ``mi300x/llama-3.1-8b``):
+    fills every engine value and step-cost term not written here. Approximate (a
+    datasheet roofline); ``gpuscale calibrate`` measures real ones."""
+    served_model_name: str | None = Field(default=None, min_length=1)
+    """vLLM's ``model_name`` label on every series; default: the container's
+    ``--served-model-name``, else its model argument, else the preset's model."""
+    max_num_seqs: PositiveCount | None = None
+    """Most requests running at once (``--max-num-seqs``); default the preset's (256)."""
+    max_num_batched_tokens: PositiveCount | None = None
+    """Token budget of one step (``--max-num-batched-tokens``); default the preset's (2048)."""
+    num_gpu_blocks: Annotated[int, Field(ge=2)] | None = None
+    """KV-cache blocks, vLLM's null block included (``--num-gpu-blocks-override``);
+    exclusive with gpu_memory_utilization; default the preset's."""
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] | None = None
+    """Share of GPU memory vLLM may use (``--gpu-memory-utilization``), turned into KV
+    blocks from the preset's GPU memory and model weights; needs a preset."""
+    block_size: PositiveCount | None = None
+    """Tokens per KV block (``--block-size``); default 16. With a preset and no
+    num_gpu_blocks, the preset's memory is divided into blocks of this size."""
+    step_cost: StepCostSpec | None = None
+    """The step-time parameters; terms not written come from the preset."""
+    calibration: CalibrationSpec | None = None
+    """Where the values came from when measured (written by ``gpuscale calibrate``)."""
+
+    @model_validator(mode="after")
+    def _check_kind(self) -> ServingSpec:
+        written = [key for key in _ENGINE_KEYS if getattr(self, key) is not None]
+        if self.kind == "queue":
+            if written:
+                one = len(written) == 1
+                raise ValueError(
+                    f"{', '.join(written)} {'is a vllm setting' if one else 'are vllm settings'}"
+                    f" but kind is queue — write kind: vllm, or remove {'it' if one else 'them'}"
+                )
+            return self
+        if self.num_gpu_blocks is not None and self.gpu_memory_utilization is not None:
+            raise ValueError(
+                "num_gpu_blocks and gpu_memory_utilization are both set — keep one of them"
+            )
+        if self.preset is None:
+            if self.gpu_memory_utilization is not None:
+                raise ValueError(
+                    "gpu_memory_utilization needs a preset (the GPU's memory and the model's "
+                    "weights give the blocks) — add preset: <gpu>/<model>, or write "
+                    "num_gpu_blocks instead"
+                )
+            cost = self.step_cost or StepCostSpec()
+            missing = [
+                *(["num_gpu_blocks"] if self.num_gpu_blocks is None else []),
+                *(f"step_cost.{term}" for term in _TERMS if getattr(cost, term) is None),
+            ]
+            if missing:
+                raise ValueError(
+                    f"kind vllm without a preset needs {', '.join(missing)} — write them, "
+                    "or add preset: <gpu>/<model> (e.g. mi300x/llama-3.1-8b)"
+                )
+        try:
+            self.engine_settings()
+        except ValueError as error:
+            raise ValueError(f"{error} — change the serving values") from None
+        return self
+
+    def engine_settings(self) -> tuple[EngineConfig, StepCost]:
+        """The engine's settings and step cost: the preset's values, each replaced by the
+        one written here (the one mapping from profile keys to ``gpuscale.serving``).
+        ``ValueError`` for kind queue, or when the values leave no usable engine."""
+        if self.kind != "vllm":
+            raise ValueError("kind queue has no engine")
+        cost = self.step_cost or StepCostSpec()
+        terms = {term: getattr(cost, term) for term in _TERMS}
+        blocks = self.num_gpu_blocks
+        block_size = self.block_size
+        seqs, budget = self.max_num_seqs, self.max_num_batched_tokens
+        if self.preset is not None:
+            gpu, _, model = self.preset.partition("/")
+            chosen = preset(gpu, model)
+            base = chosen.engine_config()
+            block_size = block_size or base.block_size
+            if blocks is None:
+                utilisation = self.gpu_memory_utilization
+                if utilisation is None and block_size == base.block_size:
+                    blocks = base.num_gpu_blocks
+                else:
+                    blocks = kv_blocks(
+                        GPUS[gpu],
+                        MODELS[model],
+                        gpu_memory_utilization=utilisation or 0.9,
+                        block_size=block_size,
+                    )
+                    if blocks < 2:
+                        raise ValueError(
+                            f"{self.preset} at gpu_memory_utilization {utilisation} leaves "
+                            "no memory for the KV cache"
+                        )
+            seqs = seqs or base.max_num_seqs
+            budget = budget or base.max_num_batched_tokens
+            preset_cost = chosen.step_cost()
+            terms = {
+                term: getattr(preset_cost, term) if value is None else value
+                for term, value in terms.items()
+            }
+        assert blocks is not None
+        config = EngineConfig(
+            num_gpu_blocks=blocks,
+            max_num_seqs=seqs or 256,
+            max_num_batched_tokens=budget or 2048,
+            block_size=block_size or 16,
+        )
+        return config, StepCost(**terms)
+
+    @property
+    def model_name(self) -> str | None:
+        """The written ``served_model_name``, else the preset's model, else ``None``."""
+        if self.served_model_name is not None:
+            return self.served_model_name
+        return None if self.preset is None else self.preset.partition("/")[2]
+
+
+_TERMS = ("base", "prefill_token", "decode_seq", "context_token")
+_QUEUE_KEYS = (
+    "concurrency",
+    "service_time",
+    "requests_per_second",
+    "prefill_tokens_per_second",
+    "decode_tokens_per_second",
+)
+
+
 class TimingSpec(_Model):
     """Latencies of a real cluster between the control loops' steps, so that the
     simulated loops drift and read their clocks as real ones do (``docs/timing.md``).
@@ -575,9 +784,21 @@ class WorkloadSpec(_Model):
     """A request slower than this counts as late; ``None``: no target."""
     request_timeout: Period = 60.0
     """A request waiting or running longer than this fails."""
+    serving: ServingSpec = Field(default_factory=ServingSpec)
+    """The serving model: ``kind: queue`` (the capacity keys above) or ``kind: vllm``
+    (an engine per replica; ``docs/serving.md``)."""
 
     @model_validator(mode="after")
     def _check_capacity(self) -> WorkloadSpec:
+        if self.serving.kind == "vllm":
+            queue = [key for key in _QUEUE_KEYS if key in self.model_fields_set]
+            if queue:
+                raise ValueError(
+                    f"{', '.join(queue)} {'is' if len(queue) == 1 else 'are'} the queue "
+                    "model's capacity but serving.kind is vllm — remove "
+                    f"{'it' if len(queue) == 1 else 'them'} (the engine's settings decide "
+                    "capacity)"
+                )
         if self.service_time is not None and self.requests_per_second is not None:
             raise ValueError("service_time and requests_per_second are both set — keep one of them")
         if (self.prefill_tokens_per_second is None) != (self.decode_tokens_per_second is None):
@@ -604,6 +825,79 @@ class WorkloadSpec(_Model):
         if self.requests_per_second is not None:
             return self.concurrency / self.requests_per_second
         return None
+
+
+Tunable = Literal[
+    "threshold",
+    "activation_threshold",
+    "min_replicas",
+    "max_replicas",
+    "idle_replicas",
+    "polling_interval",
+    "cooldown",
+    "scale_down_stabilization",
+    "scale_up_pods",
+    "scale_up_period",
+    "scale_down_pods",
+    "scale_down_period",
+    "select_policy",
+    "metric_type",
+    "gpu_min_nodes",
+]
+"""A setting ``gpuscale tune`` searches (``docs/tune.md``), as ``tune.keep`` names it."""
+
+TUNABLE: tuple[str, ...] = typing.get_args(Tunable)
+"""Every :data:`Tunable`, in the order the search proposes them."""
+
+_NumberRange = tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]
+_CountRange = tuple[Annotated[int, Field(ge=0, le=1000)], Annotated[int, Field(ge=0, le=1000)]]
+_DelayRange = tuple[Delay, Delay]
+
+
+class TuneSpec(_Model):
+    """The bounds ``gpuscale tune`` searches within (``docs/tune.md``). Each is
+    ``[low, high]``, both included; unset, it is derived from the ScaledObject and the
+    profile as written there."""
+
+    threshold: _NumberRange | None = None
+    """The trigger's threshold; default a quarter to four times its current value (log
+    scale)."""
+    activation_threshold: _NumberRange | None = None
+    """The trigger's activationThreshold; default 0 to the current threshold."""
+    min_replicas: _CountRange | None = None
+    """minReplicaCount; default 0 (scale to zero) to one above the current value."""
+    max_replicas: _CountRange | None = None
+    """maxReplicaCount; default from half the current value to what the GPU pool holds."""
+    polling_interval: _DelayRange | None = None
+    """pollingInterval; default 5s to 1m (or the current value if longer)."""
+    cooldown: _DelayRange | None = None
+    """cooldownPeriod (read when scaling to zero); default 30s to 10m."""
+    scale_down_stabilization: _DelayRange | None = None
+    """The HPA behavior's scaleDown.stabilizationWindowSeconds; default 0s to 30m."""
+    scale_up_pods: _CountRange | None = None
+    """Pods one scale-up policy may add per period; default 1 to 8."""
+    scale_up_period: _DelayRange | None = None
+    """That policy's periodSeconds; default 15s to 5m."""
+    scale_down_pods: _CountRange | None = None
+    """Pods one scale-down policy may remove per period; default 1 to 4."""
+    scale_down_period: _DelayRange | None = None
+    """That policy's periodSeconds; default 15s to 10m."""
+    gpu_min_nodes: _CountRange | None = None
+    """The GPU pool's min_nodes (warm nodes); default 0 to 2 (at most max_nodes)."""
+    keep: tuple[Tunable, ...] = ()
+    """Settings to keep as written rather than search: any of the names above, and
+    ``idle_replicas`` (idleReplicaCount 0 or unset), ``select_policy`` (scaleDown's
+    selectPolicy) and ``metric_type`` (AverageValue or Value)."""
+
+    @model_validator(mode="after")
+    def _ranges_in_order(self) -> TuneSpec:
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name != "keep" and value is not None and value[0] > value[1]:
+                raise ValueError(
+                    f"{name}: low {value[0]:g} is above high {value[1]:g} — write [low, high]"
+                )
+        return self
 
 
 def _default_pools() -> list[dict[str, Any]]:
@@ -635,6 +929,8 @@ class Profile(_Model):
     """Per Deployment name: start-up, capacity and latency; unlisted ones take defaults."""
     catalogue: tuple[CatalogueEntry, ...] = ()
     """Sizes to add to, or override in, the built-in catalogue (matched by slug)."""
+    tune: TuneSpec = Field(default_factory=TuneSpec)
+    """The search space of ``gpuscale tune``: bounds that override the derived ones."""
 
     _positions: dict[KeyPath, Location] = PrivateAttr(default_factory=dict)
     _source: str = PrivateAttr(default="defaults")

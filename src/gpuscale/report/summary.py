@@ -22,15 +22,15 @@ numbers. Definitions:
   node-hours, dollars, GPU-hours on existing nodes and idle GPU-hours (GPUs not held by
   a Ready pod), idle dollars (idle GPU-hours at the per-GPU share of the node price).
 - **requests**: served, late (served slower than the target), timed out, dropped,
-  unfinished, and latency percentiles of the served ones.
+  unfinished, and latency percentiles of the served ones; for ``serving.kind: vllm``
+  workloads also TTFT and ITL (each request's mean inter-token gap) p50/p95/p99.
 
 :func:`summarize` returns the numbers (:class:`RunStats`, ``-o json``'s ``summary``);
 :func:`summary_table` lays them out as the report's
 :class:`~gpuscale.report.tables.Summary` (titled sections of label, value, note rows);
 :func:`timeline_summary` does both for a timeline read from a file. The request logs are
 the simulator's (:class:`gpuscale.sim.requests.RequestLog`); their outcome codes are
-imported only when there are logs, so importing the report does not load the simulator,
-and so is numpy, which only the request statistics use.
+imported only when there are logs, so importing the report does not load the simulator.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from gpuscale.kube import format_duration
 from gpuscale.report.tables import Summary, SummaryRow, SummarySection
 from gpuscale.timeline import Record, Timeline
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from gpuscale.sim.requests import RequestLog
 
 __all__ = [
@@ -78,6 +78,9 @@ class ReplicaStats:
     flaps: int
     flap_period_s: float | None = None
     """Median time between successive increases of ``spec`` when it flaps, else None."""
+    flap_period_range_s: tuple[float, float] | None = None
+    """The shortest and longest of those times: the HPA's drift against the scrapes
+    moves single turns by a sync (``docs/timing.md``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +129,15 @@ class RequestStats:
     p90_s: float | None
     p99_s: float | None
     max_s: float | None
+    ttft_p50_s: float | None = None
+    """Time to first token of served requests (``vllm`` workloads; ``None`` otherwise)."""
+    ttft_p95_s: float | None = None
+    ttft_p99_s: float | None = None
+    itl_p50_s: float | None = None
+    """Inter-token latency: each served request's mean gap between tokens after the
+    first (vLLM's per-request TPOT), over requests of two tokens or more."""
+    itl_p95_s: float | None = None
+    itl_p99_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +214,7 @@ def _replicas(records: Sequence[Record], spans: Sequence[float]) -> list[Replica
             last_direction = direction
         gaps = sorted(b - a for a, b in itertools.pairwise(rises))
         period = gaps[len(gaps) // 2] if flaps >= 2 and gaps else None
+        spread = (gaps[0], gaps[-1]) if period is not None else None
         total = sum(spans)
         stats.append(
             ReplicaStats(
@@ -214,6 +227,7 @@ def _replicas(records: Sequence[Record], spans: Sequence[float]) -> list[Replica
                 changes=changes,
                 flaps=flaps,
                 flap_period_s=period,
+                flap_period_range_s=spread,
             )
         )
     return stats
@@ -368,8 +382,6 @@ def _pools(
 
 
 def _percentile(values: np.ndarray[Any, Any], q: float) -> float | None:
-    import numpy as np  # noqa: PLC0415 - see the module docstring
-
     return float(np.percentile(values, q)) if values.size else None
 
 
@@ -388,7 +400,15 @@ def _requests(logs: Mapping[str, RequestLog], targets: Mapping[str, float]) -> l
         served_mask = log.outcomes == SERVED
         served = log.latencies[served_mask]
         target = targets.get(name) or targets.get(name.split("/")[-1])
-        late = int((served > target).sum()) if target is not None else 0
+        late = int(np.count_nonzero(served > target)) if target is not None else 0
+        tokens: dict[str, float | None] = {}
+        for label, column in (("ttft", log.ttft), ("itl", log.itl)):
+            if column is None:
+                continue
+            values = column[served_mask]
+            values = values[~np.isnan(values)]
+            for q in (50, 95, 99):
+                tokens[f"{label}_p{q}_s"] = _percentile(values, q)
         stats.append(
             RequestStats(
                 workload=name,
@@ -403,6 +423,7 @@ def _requests(logs: Mapping[str, RequestLog], targets: Mapping[str, float]) -> l
                 p90_s=_percentile(served, 90),
                 p99_s=_percentile(served, 99),
                 max_s=float(served.max()) if served.size else None,
+                **tokens,
             )
         )
     return stats
@@ -439,6 +460,14 @@ def summarize(
 # --------------------------------------------------------------------------- the table
 
 
+def _period_note(stats: ReplicaStats) -> str:
+    spread = stats.flap_period_range_s
+    if spread is None or round(spread[0]) == round(spread[1]):
+        return "between scale-ups"
+    low, high = (format_duration(round(s)) for s in spread)
+    return f"median between scale-ups; {low}–{high} in this run"
+
+
 def _duration(seconds: float | None) -> str | None:
     if seconds is None:
         return None
@@ -464,7 +493,7 @@ def summary_table(summary: RunStats) -> Summary:
             SummaryRow("ready replicas min–max", f"{stats.min_ready}–{stats.max_ready}"),
             SummaryRow("replica changes", stats.changes),
             SummaryRow("flaps", stats.flaps, "reversals of direction"),
-            SummaryRow("flap period", _duration(stats.flap_period_s), "between scale-ups"),
+            SummaryRow("flap period", _duration(stats.flap_period_s), _period_note(stats)),
         ]
         for reaction in summary.reactions:
             if reaction.workload != stats.workload:
@@ -528,6 +557,18 @@ def summary_table(summary: RunStats) -> Summary:
             SummaryRow("latency p99", _duration(req.p99_s), target),
             SummaryRow("latency max", _duration(req.max_s)),
         ]
+        if req.ttft_p50_s is not None:
+            rows += [
+                SummaryRow("TTFT p50", _duration(req.ttft_p50_s), "time to first token"),
+                SummaryRow("TTFT p95", _duration(req.ttft_p95_s)),
+                SummaryRow("TTFT p99", _duration(req.ttft_p99_s)),
+            ]
+        if req.itl_p50_s is not None:
+            rows += [
+                SummaryRow("ITL p50", _duration(req.itl_p50_s), "per-request mean (TPOT)"),
+                SummaryRow("ITL p95", _duration(req.itl_p95_s)),
+                SummaryRow("ITL p99", _duration(req.itl_p99_s)),
+            ]
         sections.append(SummarySection(f"Requests {_short(req.workload)}", tuple(rows)))
     return Summary(tuple(sections))
 

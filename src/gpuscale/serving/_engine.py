@@ -221,7 +221,7 @@ class Step:
     """Engine steps covered: 1, or more for an aggregated run of decode-only steps."""
     prefill_tokens: int
     decode_seqs: int
-    """Decoding sequences per step."""
+    """Decoding sequences, summed over the steps covered (per step for a single one)."""
     context_tokens: int
     """Context tokens attended, summed over the steps covered."""
     tokens: tuple[tuple[str, int], ...] = ()
@@ -260,9 +260,13 @@ class Engine:
     ``now`` ends at ``Step.end``; the next may start no earlier.
     """
 
-    def __init__(self, config: EngineConfig, cost: StepCost) -> None:
+    def __init__(self, config: EngineConfig, cost: StepCost, *, itl: bool = True) -> None:
         self.config = config
         self.cost = cost
+        self.itl = itl
+        """Report every token's interval in :attr:`Step.itl` (the ITL histogram's input);
+        a caller that reads no ITL histogram passes ``False`` and gets ``()``, which spares
+        a list entry per step of a run. Per-request timings are kept either way."""
         self.waiting: deque[_Request] = deque()
         self.running: list[_Request] = []
         self.free_blocks = config.usable_blocks
@@ -444,7 +448,7 @@ class Engine:
                 request.first_token = end
                 first.append(end - request.spec.arrival)
                 prompt_counted += request.spec.prompt_tokens
-            else:
+            elif self.itl:
                 assert request.last_token is not None
                 gap = end - request.last_token
                 itl[gap] = itl.get(gap, 0) + 1
@@ -542,92 +546,171 @@ class Engine:
         return t, steps
 
     def _decode_run(self, now: float, until: float) -> Step | None:
-        """Advance k >= 2 decode-only steps at once, or return ``None`` to step normally.
+        """Advance k >= 1 decode-only steps at once, or return ``None`` to step normally.
 
         Eligible when every running request is decoding, they all fit the token budget,
-        no waiting request can be admitted (none waits, or ``max_num_seqs`` are running),
-        and no deadline falls in the run. The run stops before the first step that would
-        finish a request, need more blocks than are free, or start at or after ``until``;
-        each step's duration is the same expression :meth:`step` evaluates, so times agree
-        to the last bit.
+        and no waiting request can be admitted (none waits, or ``max_num_seqs`` are
+        running). The run carries on through steps that finish requests (the batch
+        shrinks; their blocks return to the pool) as long as nothing could be admitted
+        after them, and stops before the first step that would need more blocks than are
+        free, start at or after ``until`` or a deadline, or follow a finish while requests
+        wait. Each step is the arithmetic :meth:`step` does, in the same order (its
+        duration is :meth:`StepCost.seconds` with no prefill, written out), so times and
+        metrics agree to the last bit.
         """
         running = self.running
         n = len(running)
         config = self.config
         if n == 0 or n > config.max_num_batched_tokens:
             return None
-        if self.waiting and n < config.max_num_seqs:
+        waiting = bool(self.waiting)
+        if waiting and n < config.max_num_seqs:
             return None
         if now < self.free_at:
             return None
         block_size = config.block_size
         residues = [0] * block_size
         context = 0
-        horizon = None
         for request in running:
             if request.output == 0 or request.computed != request.tokens - 1:
                 return None
-            left = request.spec.output_tokens - request.output
-            horizon = left if horizon is None or left < horizon else horizon
             residues[request.computed % block_size] += 1
             context += request.computed + 1
-        assert horizon is not None
-        max_steps = horizon - 1
-        if max_steps < 2:
-            return None
         stop = until
         if self._deadlines:
             for request in (*running, *self.waiting):
                 deadline = request.spec.deadline
                 if deadline is not None and deadline < stop:
                     stop = deadline
+        # requests by the step (0-based, within the run) whose token finishes them
+        finishing: dict[int, list[_Request]] = {}
+        for request in running:
+            last = request.spec.output_tokens - request.output - 1
+            finishing.setdefault(last, []).append(request)
         cost = self.cost
+        # StepCost.seconds(0, n, context) term by term: ((base + 0·prefill) + d·n) + c·context
+        base = cost.base + cost.prefill_token * 0
+        per_seq, per_context = cost.decode_seq, cost.context_token
         free = self.free_blocks
+        detail = self.itl
         ends: list[float] = []
+        batch: list[int] = []
+        done: list[tuple[_Request, int, float]] = []
         busy = self.counts.busy_seconds
         t = now
         k = 0
         total_context = 0
-        while k < max_steps and t < stop:
-            new_blocks = residues[(-k) % block_size]
-            if new_blocks > free:
+        generated = 0
+        for last in sorted(finishing):
+            # steps k..last run with the same batch; ``last`` finishes some of it
+            length = last + 1 - k
+            fixed = base + per_seq * n
+            needed = _blocks_needed(residues, k, last + 1, block_size)
+            if needed <= free:
+                # blocks suffice for the whole segment: only the clock can stop it
+                steps = 0
+                while steps < length and t < stop:
+                    end = t + (fixed + per_context * context)
+                    busy += end - t
+                    if detail:
+                        ends.append(end)
+                        batch.append(n)
+                    context += n
+                    t = end
+                    steps += 1
+                free -= (
+                    needed
+                    if steps == length
+                    else _blocks_needed(residues, k, k + steps, block_size)
+                )
+            else:
+                steps = 0
+                while steps < length and t < stop:
+                    new_blocks = residues[(-(k + steps)) % block_size]
+                    if new_blocks > free:
+                        break
+                    end = t + (fixed + per_context * context)
+                    busy += end - t
+                    free -= new_blocks
+                    if detail:
+                        ends.append(end)
+                        batch.append(n)
+                    context += n
+                    t = end
+                    steps += 1
+            # context summed over the segment's steps, exactly (integers)
+            total_context += steps * (context - steps * n) + n * steps * (steps - 1) // 2
+            generated += n * steps
+            k += steps
+            if steps < length:
                 break
-            end = t + cost.seconds(0, n, context)
-            busy += end - t
-            free -= new_blocks
-            ends.append(end)
-            total_context += context
-            context += n
-            t = end
-            k += 1
-        if k < 2:
+            for request in finishing[last]:
+                computed = request.computed + k
+                free += -(-computed // block_size)
+                residues[request.computed % block_size] -= 1
+                context -= computed + 1
+                n -= 1
+                done.append((request, k, t))
+            if waiting:
+                break
+        if k == 0:
             return None
-        first: dict[float, int] = {}
-        for request in running:
-            assert request.last_token is not None
-            gap = ends[0] - request.last_token
-            first[gap] = first.get(gap, 0) + 1
+        itl: list[tuple[float, int]] = []
+        if detail:
+            first: dict[float, int] = {}
+            for request in running:
+                assert request.last_token is not None
+                gap = ends[0] - request.last_token
+                first[gap] = first.get(gap, 0) + 1
+            itl = list(first.items())
+            itl.extend((ends[j] - ends[j - 1], batch[j]) for j in range(1, k))
+        finished: list[RequestResult] = []
+        if done:
+            gone = {id(request) for request, _steps, _end in done}
+            self.running = [request for request in running if id(request) not in gone]
+            for request, steps, end in done:
+                request.computed += steps
+                request.output += steps
+                request.last_token = end
+                spec = request.spec
+                reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
+                request.blocks = 0  # already back in ``free`` (the run needed them)
+                finished.append(self._finish(request, end, reason))
+        for request in self.running:
             request.computed += k
             request.output += k
             request.blocks = -(-request.computed // block_size)
             request.last_token = t
-        itl = list(first.items())
-        itl.extend((ends[j] - ends[j - 1], n) for j in range(1, k))
         self.free_blocks = free
         self.free_at = t
         self.counts.steps += k
-        self.counts.generated += k * n
+        self.counts.generated += generated
         self.counts.busy_seconds = busy
         return Step(
             now,
             t,
             k,
             0,
-            n,
+            generated,
             total_context,
-            generated=k * n,
+            generated=generated,
             itl=tuple(itl),
+            finished=tuple(finished),
         )
+
+
+def _blocks_needed(residues: list[int], first: int, stop: int, block_size: int) -> int:
+    """New KV blocks decode steps ``first``..``stop - 1`` of a run take: a request whose
+    computed tokens were ``c`` at the run's start (``residues[c % block_size]`` counts
+    them) needs one at step ``j`` when ``c + j`` is a multiple of the block size."""
+    if stop <= first:
+        return 0
+    total = 0
+    for residue, count in enumerate(residues):
+        if count:
+            m = -residue % block_size  # steps j with j % block_size == m
+            total += count * ((stop - 1 - m) // block_size - (first - 1 - m) // block_size)
+    return total
 
 
 def replay(

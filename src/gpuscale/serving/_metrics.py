@@ -148,6 +148,16 @@ class Histogram:
         self.sum += value * times
         self.count += times
 
+    def observe_all(self, pairs: tuple[tuple[float, int], ...]) -> None:
+        """:meth:`observe` each (value, times) pair, in order (the same sums, one call)."""
+        counts, buckets = self.counts, self.buckets
+        total, count = self.sum, self.count
+        for value, times in pairs:
+            counts[bisect_left(buckets, value)] += times
+            total += value * times
+            count += times
+        self.sum, self.count = total, count
+
     def cumulative(self) -> list[tuple[float, int]]:
         """(upper bound, cumulative count) pairs ending with ``(inf, count)``."""
         total = 0
@@ -199,8 +209,8 @@ class ServingMetrics:
         self.generation_tokens += step.generated
         for ttft in step.first_tokens:
             self.ttft.observe(ttft)
-        for gap, times in step.itl:
-            self.itl.observe(gap, times)
+        if step.itl:
+            self.itl.observe_all(step.itl)
         for result in step.finished:
             if result.timed_out:
                 self.timed_out += 1

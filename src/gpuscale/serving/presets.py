@@ -38,6 +38,7 @@ __all__ = [
     "ModelSpec",
     "Param",
     "ServingPreset",
+    "kv_blocks",
     "preset",
     "presets",
 ]
@@ -82,6 +83,8 @@ class ModelSpec:
     kv_heads: int
     head_dim: int
     source: str
+    repo: str = ""
+    """The Hugging Face repository vLLM loads it from (``vllm serve <repo>``)."""
 
     @property
     def kv_bytes_per_token(self) -> int:
@@ -125,6 +128,7 @@ def _model(  # noqa: PLR0917 - one row of the model table
         kv_heads,
         head_dim,
         source,
+        repo,
     )
 
 
@@ -170,12 +174,25 @@ class ServingPreset:
         )
 
 
-def _derive(gpu: GpuSpec, model: ModelSpec) -> ServingPreset | None:
+def kv_blocks(
+    gpu: GpuSpec,
+    model: ModelSpec,
+    *,
+    gpu_memory_utilization: float = GPU_MEMORY_UTILIZATION,
+    block_size: int = BLOCK_SIZE,
+) -> int:
+    """KV blocks left on ``gpu`` for ``model`` at ``gpu_memory_utilization``: memory ×
+    utilisation minus the weights and the reserve, in blocks of ``block_size`` tokens
+    (0 when nothing is left)."""
     weights = model.weight_bytes
     reserve = 2 * _GIB + 0.1 * weights
-    free = gpu.memory_bytes.value * GPU_MEMORY_UTILIZATION - weights - reserve
-    block_bytes = BLOCK_SIZE * model.kv_bytes_per_token
-    blocks = int(free // block_bytes)
+    free = gpu.memory_bytes.value * gpu_memory_utilization - weights - reserve
+    return max(0, int(free // (block_size * model.kv_bytes_per_token)))
+
+
+def _derive(gpu: GpuSpec, model: ModelSpec) -> ServingPreset | None:
+    weights = model.weight_bytes
+    blocks = kv_blocks(gpu, model)
     if blocks < 8192 // BLOCK_SIZE:
         return None
     bandwidth = gpu.bandwidth.value * _BANDWIDTH_EFFICIENCY

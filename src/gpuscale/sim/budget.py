@@ -23,12 +23,18 @@ from dataclasses import dataclass
 
 from gpuscale.sim.inputs import SimulationInputs
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario
+from gpuscale.sim.specs import EngineCapacity
 from gpuscale.sim.traces import Trace
 
-__all__ = ["DEFAULT_MAX_WORK", "WorkEstimate", "estimate_work"]
+__all__ = ["DEFAULT_MAX_WORK", "ENGINE_REQUEST", "WorkEstimate", "estimate_work"]
 
 DEFAULT_MAX_WORK = 10_000_000
 """Work units (loop events + requests) a run may take unless the user raises the limit."""
+
+ENGINE_REQUEST = 10
+"""Work units of one request served by a vLLM engine (``serving.kind: vllm``): it costs
+about ten times a queue-model request (``benchmarks/sim_vllm.py``,
+``docs/benchmarks/serving.md``)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class WorkEstimate:
     """Loop events per virtual second (scrapes, polls, syncs, scans)."""
     requests: float
     """Expected requests over the horizon."""
+    engine_requests: float = 0.0
+    """Of those, requests to ``serving.kind: vllm`` workloads, which cost more each."""
 
     @property
     def loop_events(self) -> float:
@@ -48,8 +56,9 @@ class WorkEstimate:
 
     @property
     def total(self) -> float:
-        """Loop events plus requests (infinite when the inputs are)."""
-        return self.loop_events + self.requests
+        """Loop events plus requests, each engine request counted :data:`ENGINE_REQUEST`
+        times (infinite when the inputs are)."""
+        return self.loop_events + self.requests + (ENGINE_REQUEST - 1) * self.engine_requests
 
 
 def _rate(period: float | None) -> float:
@@ -107,6 +116,11 @@ def estimate_work(
     """The expected work of simulating ``inputs`` for ``horizon_s`` under the load, with
     traces given untiled (they are counted as tiled into the horizon)."""
     requests = 0.0 if scenario is None else _scenario_requests(scenario, horizon_s)
-    for trace in (traces or {}).values():
-        requests += _trace_requests(trace, horizon_s)
-    return WorkEstimate(horizon_s, _loops_per_s(inputs), requests)
+    engines = {w.name for w in inputs.spec.workloads if isinstance(w.capacity, EngineCapacity)}
+    engine_requests = 0.0
+    for name, trace in (traces or {}).items():
+        count = _trace_requests(trace, horizon_s)
+        requests += count
+        if name.split("/")[-1] in engines:
+            engine_requests += count
+    return WorkEstimate(horizon_s, _loops_per_s(inputs), requests, engine_requests)

@@ -13,7 +13,9 @@ from gpuscale.kube import Taint
 from gpuscale.sim.engine import Handle
 from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget
+from gpuscale.sim.serving import EngineRouter, EngineServer
 from gpuscale.sim.specs import SimPool, SimWorkload
+from gpuscale.timeline import WorkloadState
 
 __all__ = ["NAME_CHARS", "Node", "Pod", "Workload"]
 
@@ -152,7 +154,7 @@ class Pod:
         self.gone_at = math.inf
         self.ip = ""
         self.gauges: dict[str, float] = {}
-        self.server: ReplicaServer | None = None
+        self.server: ReplicaServer | EngineServer | None = None
         self.gpu_ids: list[int] = []
         self.handles: list[Handle] = []
         self.target: ScrapeTarget | None = None
@@ -187,6 +189,7 @@ class Workload:
         "requirements",
         "router",
         "serial",
+        "shown",
         "spec",
         "spec_replicas",
         "template_hash",
@@ -199,11 +202,16 @@ class Workload:
         self.requirements: PodRequirements = spec.pod_requirements()
         self.desired: int | None = None
         self.metrics: dict[str, float | None] = {}
-        self.router: Router | None = None
+        self.router: Router | EngineRouter | None = None
         self.template_hash = template_hash
         self.owner = f"ReplicaSet/{spec.namespace}/{spec.name}-{template_hash}"
         self.serial = 0
         self.gpus = spec.gpus_per_pod()
+        self.shown: WorkloadState | None = None
+        """The state the timeline last recorded; None once anything it shows changed
+        (``spec_replicas``, ``desired``, ``metrics``, a pod added, gone or changing
+        state): every such change sets it to None, so the recorder rebuilds it only
+        then (an exact saving: with drifting loops most records change one workload)."""
 
     def active(self) -> list[Pod]:
         return [p for p in self.pods.values() if p.deleted_at is None]

@@ -42,7 +42,7 @@ from gpuscale.sim.inputs import SimulationInputs, build_inputs, selected_metric_
 from gpuscale.sim.keda import ScaledObjectSource
 from gpuscale.sim.scenario import GaugeStep, RateStep, Scenario
 from gpuscale.sim.simulation import Simulation
-from gpuscale.sim.specs import RequestMetricNames
+from gpuscale.sim.specs import RequestCapacity, RequestMetricNames
 from gpuscale.sim.world import LoadSpec, SimulationResult
 
 __all__ = ["FlapStep", "FlapVerdict", "steady_load_flap"]
@@ -162,7 +162,7 @@ def _load(
     threshold = trigger.threshold
     if any(name in _REQUEST_PREFIXES for name in names):
         capacity = workload.capacity
-        if capacity is None or capacity.service_time_s is None:
+        if not isinstance(capacity, RequestCapacity) or capacity.service_time_s is None:
             return None
         per_replica = capacity.concurrency / capacity.service_time_s
         rate = _REPLICAS * per_replica * _BUSY
@@ -277,6 +277,11 @@ def _settled_after_s(
 
     A request load (random arrivals) is never constant, and a query that reads the clock
     is not either: both give None.
+
+    The loops drift (``docs/timing.md``): the HPA's syncs are a reconcile later each
+    period, so the loops' phases never repeat exactly and the common period is no longer
+    one. It is kept as a margin: once every input is constant, a loop decides the same
+    at any phase, and the quiet stretch beyond every memory is what the proof needs.
     """
     fallback = source.spec.fallback
     fallback_s = 0.0 if fallback is None else float(fallback.failure_threshold)

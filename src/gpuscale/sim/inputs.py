@@ -76,6 +76,7 @@ from gpuscale.sim.scenario import GaugeStep, Scenario
 from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import (
     ControlPlaneSpec,
+    EngineCapacity,
     RequestCapacity,
     ScrapeSpec,
     SimulationSpec,
@@ -119,8 +120,12 @@ APPROXIMATIONS = (
     "profile's startup_time after the container starts); probe ticks start when the pod "
     "is bound. Without a probe a pod is Ready when its container starts; requests sent "
     "to it before it serves wait for it (a real one refuses the connection).",
-    "Requests: fixed service times (no batching slow-down), one connection per request, "
-    "FIFO per replica.",
+    "Requests (serving.kind queue): fixed service times (no batching slow-down), one "
+    "connection per request, FIFO per replica.",
+    "Requests (serving.kind vllm): a step-level model of vLLM v0.11's scheduler with "
+    "preset step costs (a datasheet roofline unless calibrated); no prefix caching; a "
+    "scrape sees the engine as of the end of the step in progress; a deleted replica "
+    "aborts what it holds (v0.11 exits on SIGTERM).",
     "Latencies (the profile's timing section) are estimates drawn uniformly within their "
     "spread; the ScaledObject is created at t=0 (the Deployment already running), KEDA's "
     "loop starts its keda_start later and the HPA's first sync is a sync period after "
@@ -169,14 +174,21 @@ class SimulationInputs:
         return out
 
     def simulation(
-        self, *, load: LoadSpec | None = None, seed: int = 0, audit: bool = False
+        self,
+        *,
+        load: LoadSpec | None = None,
+        seed: int = 0,
+        audit: bool = False,
+        scalers: Mapping[str, Sequence[Scaler]] | None = None,
     ) -> Simulation:
-        """A new run of this system under ``load``."""
+        """A new run of this system under ``load``; ``scalers`` (workload key → loops)
+        stands in for the ScaledObjects' KEDA and HPA loops, e.g. a
+        :class:`~gpuscale.sim.scalers.ReplicaSchedule`."""
         return Simulation(
             self.spec,
             metrics=self.backend(),
             seed=seed,
-            scalers=self.scalers(),
+            scalers=self.scalers() if scalers is None else scalers,
             load=load,
             audit=audit,
             scrape_only=self.scrape_only,
@@ -249,7 +261,22 @@ def _local_storage(manifest: Manifest) -> bool:
     )
 
 
-def _capacity(settings: WorkloadSpec) -> RequestCapacity | None:
+def _capacity(
+    settings: WorkloadSpec, workload: Workload
+) -> RequestCapacity | EngineCapacity | None:
+    serving = settings.serving
+    if serving.kind == "vllm":
+        config, cost = serving.engine_settings()
+        return EngineCapacity(
+            config=config,
+            cost=cost,
+            model_name=serving.served_model_name
+            or _served_model_name(workload)
+            or serving.model_name
+            or workload.name,
+            timeout_s=settings.request_timeout,
+            latency_target_s=settings.latency_target,
+        )
     service_time = settings.service_time
     if service_time is None and settings.requests_per_second is not None:
         service_time = settings.concurrency / settings.requests_per_second
@@ -264,6 +291,30 @@ def _capacity(settings: WorkloadSpec) -> RequestCapacity | None:
         timeout_s=settings.request_timeout,
         latency_target_s=settings.latency_target,
     )
+
+
+def _served_model_name(workload: Workload) -> str | None:
+    """The name vLLM serves the model under, from the first container's command and args:
+    the first ``--served-model-name`` (vLLM labels metrics with the first of several),
+    else ``--model``, else ``vllm serve``'s positional model (``vllm/entrypoints/cli/
+    serve.py``; ``vllm/config/model.py`` falls back from the served name to the model)."""
+    if not workload.containers:
+        return None
+    container = workload.containers[0]
+    words = [word for part in (*container.command, *container.args) for word in part.split()]
+    found: dict[str, str] = {}
+    for index, word in enumerate(words):
+        flag, equals, value = word.partition("=")
+        if flag in ("--served-model-name", "--model") and flag not in found:
+            if not equals:
+                value = words[index + 1] if index + 1 < len(words) else ""
+            if value and not value.startswith("-"):
+                found[flag] = value
+        if word == "serve" and index + 1 < len(words) and "serve" not in found:
+            following = words[index + 1]
+            if not following.startswith("-"):
+                found["serve"] = following
+    return found.get("--served-model-name") or found.get("--model") or found.get("serve")
 
 
 @dataclass(frozen=True)
@@ -414,7 +465,7 @@ def _workload_spec(
             readiness=_readiness(workload),
             termination_grace_s=float(30 if grace is None else grace),
             min_ready_s=float(min_ready) if isinstance(min_ready, int) else 0.0,
-            capacity=_capacity(settings),
+            capacity=_capacity(settings, workload),
             gauges=gauges,
             container=scrape.container,
             metrics_port=scrape.port,

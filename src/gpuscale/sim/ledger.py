@@ -38,8 +38,10 @@ class Ledger:
         "_gpu_seconds",
         "_idle_gpu_seconds",
         "_last_t",
+        "_live",
         "_prices",
         "added",
+        "gpus_stale",
         "gpus_state",
         "removed",
     )
@@ -49,30 +51,43 @@ class Ledger:
         self._gpu_seconds: dict[str, float] = {p.name: 0.0 for p in pools}
         self._idle_gpu_seconds: dict[str, float] = {p.name: 0.0 for p in pools}
         self._closed_node_seconds: dict[str, float] = {p.name: 0.0 for p in pools}
+        self._live: dict[str, dict[int, float]] = {p.name: {} for p in pools}
+        """Per pool, the created_at of every node not gone, in the order they came (the
+        world's node list's order, so each pool's sum adds in the same order)."""
         self.added: dict[str, int] = {p.name: 0 for p in pools}
         self.removed: dict[str, int] = {p.name: 0 for p in pools}
         self.gpus_state: dict[str, tuple[int, int]] = {p.name: (0, 0) for p in pools}
         """GPUs (total, held by a Ready pod) per pool, as of the last record."""
+        self.gpus_stale = True
+        """A node came or went since :attr:`gpus_state` was taken (a pod's change is the
+        recorder's to see: it marks its workload)."""
         self._last_t = 0.0
 
     def node_added(self, node: Node) -> None:
         self.added[node.pool.name] += 1
+        self._live[node.pool.name][id(node)] = node.created_at
+        self.gpus_stale = True
 
     def node_gone(self, node: Node, now: float) -> None:
         self._closed_node_seconds[node.pool.name] += now - node.created_at
         self.removed[node.pool.name] += 1
+        del self._live[node.pool.name][id(node)]
+        self.gpus_stale = True
 
-    def node_seconds(self, nodes: Iterable[Node], t: float) -> dict[str, float]:
+    def node_seconds(self, t: float) -> dict[str, float]:
         """Node-seconds per pool from the start up to ``t``."""
         result = dict(self._closed_node_seconds)
-        for node in nodes:
-            result[node.pool.name] += t - node.created_at
+        for pool, live in self._live.items():
+            seconds = result[pool]
+            for created in live.values():
+                seconds += t - created
+            result[pool] = seconds
         return result
 
-    def cost(self, nodes: Iterable[Node], t: float) -> float:
+    def cost(self, t: float) -> float:
         """Dollars spent on nodes from the start up to ``t``."""
         prices = self._prices
-        return sum(prices[pool] * s / 3600.0 for pool, s in self.node_seconds(nodes, t).items())
+        return sum(prices[pool] * s / 3600.0 for pool, s in self.node_seconds(t).items())
 
     def integrate_gpus(self, t: float) -> None:
         """Add the GPU time since the last call, at the GPU state then."""
@@ -91,10 +106,11 @@ class Ledger:
             entry[0] += len(node.gpu_slots)
             entry[1] += sum(1 for h in node.gpu_slots if h is not None and h.state == "Ready")
         self.gpus_state = {name: (c[0], c[1]) for name, c in counts.items()}
+        self.gpus_stale = False
 
-    def report(self, nodes: Iterable[Node], until: float) -> CostReport:
+    def report(self, until: float) -> CostReport:
         """The totals up to ``until``."""
-        node_seconds = self.node_seconds(nodes, until)
+        node_seconds = self.node_seconds(until)
         return CostReport(
             node_seconds=node_seconds,
             dollars={k: self._prices[k] * v / 3600.0 for k, v in node_seconds.items()},

@@ -1,5 +1,6 @@
 """Checks of the load against the system it drives, before a run: requests need a
-capacity, and requests without token counts need more than token rates — each error on
+capacity, and requests without token counts need more than token rates (and cannot go
+to a vLLM engine, which schedules tokens) — each error on
 the profile's ``file:line`` through a :data:`ProfileLocator`. Pure."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 from gpuscale.errors import InputError
 from gpuscale.manifests import KeyPath
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario, Step
-from gpuscale.sim.specs import SimWorkload
+from gpuscale.sim.specs import EngineCapacity, SimWorkload
 from gpuscale.sim.traces import Trace
 
 if TYPE_CHECKING:
@@ -100,6 +101,17 @@ def check_capacity(
                 fix=f"set workloads.{workload.name}.service_time or requests_per_second (and "
                 "concurrency), or prefill_tokens_per_second and decode_tokens_per_second",
             )
+        if name in tokenless and isinstance(capacity, EngineCapacity):
+            raise InputError(
+                f"workload {workload.name} receives requests without token counts "
+                f"({tokenless[name]}) but serving.kind vllm schedules tokens "
+                f"(workloads.{workload.name}.serving)",
+                where=locate((*key, "serving", "kind")),
+                fix="replay a trace with prompt_tokens and output_tokens columns, or use "
+                "serving.kind queue with a service_time",
+            )
+        if isinstance(capacity, EngineCapacity):
+            continue
         if name in tokenless and capacity.uses_tokens and capacity.service_time_s is None:
             raise InputError(
                 f"workload {workload.name} receives requests without token counts "

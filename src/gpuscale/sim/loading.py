@@ -22,6 +22,8 @@ from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
 from gpuscale.sim.load_checks import check_capacity, step_workload
 from gpuscale.sim.requests import Router
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
+from gpuscale.sim.serving import EngineRouter, reads_histograms
+from gpuscale.sim.specs import RequestCapacity
 from gpuscale.sim.traces import Trace
 from gpuscale.timeline import Decision
 
@@ -133,14 +135,25 @@ class LoadDriver:
                         functools.partial(self._record_rate, workload, schedule),
                         priority=Priority.LOAD,
                     )
-            workload.router = Router(
-                source,
-                capacity,
-                buckets=workload.spec.metric_names.buckets,
-                seed=router_seed + index,
-                round_robin=world.spec.control_plane.load_balancing == "round-robin",
-                track_busy=self._track_busy,
-            )
+            round_robin = world.spec.control_plane.load_balancing == "round-robin"
+            if isinstance(capacity, RequestCapacity):
+                workload.router = Router(
+                    source,
+                    capacity,
+                    buckets=workload.spec.metric_names.buckets,
+                    seed=router_seed + index,
+                    round_robin=round_robin,
+                    track_busy=self._track_busy,
+                )
+            else:
+                workload.router = EngineRouter(
+                    source,
+                    capacity,
+                    seed=router_seed + index,
+                    round_robin=round_robin,
+                    track_busy=self._track_busy,
+                    histograms=reads_histograms(world.scrape.keep),
+                )
             world.servers[workload.spec.key] = []
             if trace is not None:
                 world.engine.at(

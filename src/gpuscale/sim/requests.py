@@ -53,11 +53,21 @@ UNFINISHED = 3
 
 @dataclass(frozen=True, eq=False)
 class RequestLog:
-    """Every request of a workload: arrival, latency (NaN unless served) and outcome."""
+    """Every request of a workload, in arrival order: arrival, end-to-end latency (NaN
+    unless served) and outcome; for a ``vllm`` workload also its time to first token,
+    mean inter-token latency and queue time (``gpuscale.sim.serving``; NaN where the
+    request never got that far)."""
 
     arrivals: npt.NDArray[np.float64]
     latencies: npt.NDArray[np.float64]
     outcomes: npt.NDArray[np.int8]
+    ttft: npt.NDArray[np.float64] | None = None
+    """Seconds from arrival to the first token (``vllm`` workloads; else ``None``)."""
+    itl: npt.NDArray[np.float64] | None = None
+    """Mean seconds between the request's tokens after the first (vLLM's per-request
+    TPOT; NaN for one-token answers)."""
+    queue_time: npt.NDArray[np.float64] | None = None
+    """Seconds from arrival to first scheduled by the engine."""
 
     def __len__(self) -> int:
         return int(self.arrivals.shape[0])
@@ -66,9 +76,41 @@ class RequestLog:
         """Requests with ``outcome``."""
         return int(np.count_nonzero(self.outcomes == outcome))
 
+    def attained(
+        self,
+        *,
+        ttft_s: float | None = None,
+        itl_s: float | None = None,
+        e2e_s: float | None = None,
+    ) -> float:
+        """Fraction of all requests served within every bound given (SLO attainment): a
+        request timed out, dropped or unfinished misses; a one-token answer has no ITL and
+        meets an ITL bound. TTFT/ITL bounds need a ``vllm`` workload's log. 1.0 when
+        there are no requests."""
+        if not len(self):
+            return 1.0
+        ok = self.outcomes == SERVED
+        for bound, column, name in (
+            (ttft_s, self.ttft, "ttft"),
+            (itl_s, self.itl, "itl"),
+            (e2e_s, self.latencies, "e2e"),
+        ):
+            if bound is None:
+                continue
+            if column is None:
+                raise ValueError(f"this log has no {name} (not a serving.kind vllm workload)")
+            within = column <= bound
+            if name == "itl":
+                within |= np.isnan(column)
+            ok &= within
+        return float(np.count_nonzero(ok)) / len(self)
+
 
 class ReplicaServer:
     """One replica's queue and slots, and what its ``/metrics`` reports."""
+
+    stopped_at = math.inf
+    """Never set: the queue model's replica drains after SIGTERM (the gpuscale app does)."""
 
     __slots__ = (
         "accepting",
@@ -350,6 +392,14 @@ class Router:
             server.pending.append(entry)
             if self._track_busy:
                 server.busy.append(entry)
+
+    def new_server(self, name: str, start: float) -> ReplicaServer:
+        """The queue and slots of a replica that serves from ``start``."""
+        return ReplicaServer(name, self.capacity.concurrency, len(self.bounds), start)
+
+    def terminate(self, server: ReplicaServer, now: float) -> None:
+        """The replica's process gets SIGTERM: it finishes what it holds (see
+        :meth:`drain_end`), so nothing changes here."""
 
     def add_endpoint(self, server: ReplicaServer, now: float) -> None:
         """Start routing to ``server`` at ``now`` (call after :meth:`advance` to ``now``)."""

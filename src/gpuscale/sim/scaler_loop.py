@@ -121,4 +121,5 @@ def _scaler_sync(world: World, workload: Workload, scaler: Scaler) -> None:
         changed = True
         world.request_rs_sync(workload)
     if changed:
+        workload.shown = None
         world.recorder.touch()

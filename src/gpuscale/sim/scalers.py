@@ -13,19 +13,23 @@ read) and ``decisions`` are recorded with their reasons.
 
 The scalers are KEDA's polling loop and the HPA KEDA generates, both in
 :mod:`gpuscale.sim.keda` (``ScaledObjectLoops``) over ``gpuscale.controllers.keda`` and
-``gpuscale.controllers.hpa``. The tests' stand-ins are in ``tests/unit/sim/standins.py``.
+``gpuscale.controllers.hpa``; and :class:`ReplicaSchedule`, a replica count fixed in
+advance for each moment (``gpuscale tune``'s clairvoyant reference), which writes
+``spec.replicas`` as a person with ``kubectl scale`` on a timer would. The tests'
+stand-ins are in ``tests/unit/sim/standins.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import bisect
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from gpuscale.sim.metrics import MetricsBackend
 from gpuscale.timeline import Decision
 
-__all__ = ["ScaleDecision", "ScaleView", "Scaler"]
+__all__ = ["ReplicaSchedule", "ScaleDecision", "ScaleView", "Scaler"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,3 +93,45 @@ class Scaler(Protocol):
 
     def sync(self, view: ScaleView) -> ScaleDecision:
         """Run one sync against ``view``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaSchedule:
+    """Replicas given in advance: from ``times[i]`` on, ``replicas[i]`` (before
+    ``times[0]``, the Deployment's own). At each sync it writes the count due then."""
+
+    times: Sequence[float]
+    """Increasing seconds since the start."""
+    replicas: Sequence[int]
+    period_s: float = 15.0
+    first_sync_s: float = 0.0
+    name: str = "schedule"
+
+    def __post_init__(self) -> None:
+        if len(self.times) != len(self.replicas):
+            raise ValueError("a replica schedule needs one count per time")
+        if any(b <= a for a, b in zip(self.times, self.times[1:], strict=False)):
+            raise ValueError("a replica schedule's times must increase")
+        if any(r < 0 for r in self.replicas):
+            raise ValueError("a replica schedule's counts must be >= 0")
+        if not self.period_s > 0:
+            raise ValueError("a replica schedule's period must be > 0")
+
+    def due(self, t: float) -> int | None:
+        """The count due at ``t`` (None before the first time)."""
+        index = bisect.bisect_right(self.times, t) - 1
+        return None if index < 0 else self.replicas[index]
+
+    def sync(self, view: ScaleView) -> ScaleDecision:
+        """Write the count due now, if it differs from ``spec.replicas``."""
+        wanted = self.due(view.now_s)
+        if wanted is None or wanted == view.spec_replicas:
+            return ScaleDecision(desired=wanted)
+        decision = Decision(
+            self.name,
+            "scale",
+            "Scheduled",
+            target=f"deployment/{view.namespace}/{view.name}",
+            detail=f"{view.spec_replicas} -> {wanted} (the schedule)",
+        )
+        return ScaleDecision(replicas=wanted, desired=wanted, decisions=(decision,))

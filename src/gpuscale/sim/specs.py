@@ -21,12 +21,14 @@ from gpuscale.controllers.hpa import HPAControllerOptions
 from gpuscale.controllers.kubelet import Readiness
 from gpuscale.controllers.scheduler import PodRequirements, quantities
 from gpuscale.kube import NodeSelectorTerm, Taint, Toleration
+from gpuscale.serving import EngineConfig, StepCost
 from gpuscale.sim.provider import PROVIDERS
 from gpuscale.sim.timing import Latencies
 
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
     "ControlPlaneSpec",
+    "EngineCapacity",
     "RequestCapacity",
     "RequestMetricNames",
     "ScrapeSpec",
@@ -103,6 +105,36 @@ class RequestCapacity:
 
 
 @dataclass(frozen=True, slots=True)
+class EngineCapacity:
+    """How one replica serves requests with ``serving.kind: vllm``: a
+    :class:`gpuscale.serving.Engine` per Ready replica, run step by step in virtual time,
+    exporting vLLM's metric families (``gpuscale.sim.serving``)."""
+
+    config: EngineConfig
+    """The engine's settings (``max_num_seqs``, token budget, KV blocks, block size)."""
+    cost: StepCost
+    """Seconds per engine step as a function of its work."""
+    model_name: str
+    """The ``model_name`` label of every vLLM series (vLLM's served model name)."""
+    timeout_s: float = 60.0
+    """A request unfinished this long after arriving is aborted (the client gave up)."""
+    latency_target_s: float | None = None
+    """Requests answered slower than this count as late."""
+
+    def __post_init__(self) -> None:
+        _seconds("capacity", "timeout_s", self.timeout_s, positive=True)
+        if self.latency_target_s is not None:
+            _seconds("capacity", "latency_target_s", self.latency_target_s, positive=True)
+        if not self.model_name:
+            raise ValueError("capacity.model_name must not be empty")
+
+    @property
+    def concurrency(self) -> int:
+        """Most requests one replica runs at once (``max_num_seqs``)."""
+        return self.config.max_num_seqs
+
+
+@dataclass(frozen=True, slots=True)
 class RequestMetricNames:
     """The series a request-serving replica exports (names and histogram buckets)."""
 
@@ -155,8 +187,9 @@ class SimWorkload:
     """Seconds the process needs to exit after SIGTERM (beyond draining its requests)."""
     min_ready_s: float = 0.0
     """``minReadySeconds``: Ready this long before a pod counts as available."""
-    capacity: RequestCapacity | None = None
-    """How a replica serves requests; None for workloads that only export gauges."""
+    capacity: RequestCapacity | EngineCapacity | None = None
+    """How a replica serves requests (a queue, or a vLLM engine); None for workloads that
+    only export gauges."""
     gauges: tuple[str, ...] = ()
     """Gauges each pod exports, starting at 0 in every new pod (e.g. ``my_custom_gauge``)."""
     metric_names: RequestMetricNames = field(default_factory=RequestMetricNames)

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 
 from gpuscale.controllers import kube_state_metrics as ksm
 from gpuscale.sim.cluster import Node, Pod
+from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget, SeriesKey
+from gpuscale.sim.serving import EngineRouter, EngineServer, reads_histograms, series_keys
 
 if TYPE_CHECKING:
     from gpuscale.sim.world import World
@@ -230,7 +232,7 @@ def pod_target(world: World, pod: Pod) -> ScrapeTarget:
     router = pod.workload.router
     gauge_names = [g for g in pod.gauges if g in spec.gauges]
     keys: list[SeriesKey] = [(("__name__", g),) for g in gauge_names]
-    if router is not None:
+    if isinstance(router, Router):
         keys += [
             (("__name__", names.in_flight),),
             (("__name__", names.queued),),
@@ -244,6 +246,8 @@ def pod_target(world: World, pod: Pod) -> ScrapeTarget:
             (("__name__", f"{names.latency}_sum"),),
             (("__name__", f"{names.latency}_count"),),
         ]
+    if isinstance(router, EngineRouter):
+        return _engine_target(world, pod, router, labels, keys, gauge_names)
     fixed_keys = tuple(keys)
     keep = world.scrape.keep
     latencies = keep is None or not keep.isdisjoint(
@@ -257,7 +261,7 @@ def pod_target(world: World, pod: Pod) -> ScrapeTarget:
         values = [gauges[g] for g in gauge_names]
         server = pod.server
         if router is not None:
-            if server is None:
+            if not isinstance(server, ReplicaServer):
                 return None
             router.advance(now)
             if now >= server.gone_at:
@@ -274,6 +278,46 @@ def pod_target(world: World, pod: Pod) -> ScrapeTarget:
         labels,
         f"http://{address}{spec.metrics_path}",
         interval,
+        collect,
+        honor_labels=spec.honor_labels,
+        seed=world.spec.prometheus.offset_seed,
+        names={_name_of(key) for key in fixed_keys},
+    )
+
+
+def _engine_target(  # noqa: PLR0917 - pod_target's pieces, handed on
+    world: World,
+    pod: Pod,
+    router: EngineRouter,
+    labels: dict[str, str],
+    gauge_keys: list[SeriesKey],
+    gauge_names: list[str],
+) -> ScrapeTarget:
+    """A ``vllm`` replica's endpoint: the pod's gauges and vLLM's families
+    (``gpuscale.sim.serving.series_keys``)."""
+    spec = pod.workload.spec
+    fixed_keys = (*gauge_keys, *series_keys(router.capacity.model_name))
+    histograms = reads_histograms(world.scrape.keep)
+
+    def collect(now: float) -> tuple[Sequence[SeriesKey], Sequence[float]] | None:
+        if now >= pod.gone_at or pod.state == "Gone" or now < pod.serving_at:
+            return None
+        server = pod.server
+        if not isinstance(server, EngineServer):
+            return None
+        router.advance(now)
+        if now >= server.gone_at:
+            return None
+        gauges = pod.gauges
+        values = [gauges[g] for g in gauge_names]
+        values += server.values(histograms=histograms)
+        return fixed_keys, values
+
+    return ScrapeTarget(
+        f"pod/{pod.key}",
+        labels,
+        labels["__scheme__"] + "://" + labels["__address__"] + spec.metrics_path,
+        spec.scrape_interval_s or world.spec.prometheus.scrape_interval_s,
         collect,
         honor_labels=spec.honor_labels,
         seed=world.spec.prometheus.offset_seed,

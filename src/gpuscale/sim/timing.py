@@ -9,15 +9,17 @@ rule per upstream loop (``docs/timing.md`` derives the consequences):
   informer's ``AddFunc`` (``enqueueHPA``) puts a new HPA into the work queue with
   ``AddRateLimited``, and the HPA rate limiter (``rate_limiters.go``,
   ``FixedItemIntervalRateLimiter``) always answers the sync period, so the first sync
-  is one period after the HPA is created. Each sync runs in ``processNextWorkItem``: the
-  worker takes the key, reconciles (GET scale, the metrics API, status update), and only
-  then re-adds the key with ``AddRateLimited`` — so the next sync starts a sync period
-  after this one *finished*, and the loop drifts by one reconcile per period
-  (:attr:`Latencies.hpa_reconcile_s`). Not modelled: the informer's own resync (every
-  sync period, ``AddEventHandlerWithResyncPeriod``) also re-adds the key, and since the
-  delaying queue keeps the earliest time, a resync that fires during a reconcile
-  takes over the phase; its chain drifts by microseconds, so after hours an HPA can lock
-  onto it (``docs/timing.md``, "What is not modelled").
+  is one period after the HPA is created (kubernetes/kubernetes ``horizontal.go`` at
+  0006726; the master fork at a769d588 that ``controllers/hpa.py`` follows adds a new
+  HPA with ``queue.Add``, at once; the simulator keeps the rate-limited add). Each sync
+  runs in ``processNextWorkItem``: the worker takes the key, reconciles (GET scale, the
+  metrics API, status update), and only then re-adds the key with ``AddRateLimited`` —
+  so the next sync starts a sync period after this one *finished*, and the loop drifts
+  by one reconcile per period (:attr:`Latencies.hpa_reconcile_s`). Not modelled: the
+  informer's own resync (every sync period, ``AddEventHandlerWithResyncPeriod``) also
+  re-adds the key, and since the delaying queue keeps the earliest time, a resync that
+  fires during a reconcile takes over the phase; its chain drifts by microseconds, so
+  after hours an HPA can lock onto it (``docs/timing.md``, "What is not modelled").
 - **KEDA's polling loop** (kedacore/keda ``pkg/scaling/scale_handler.go``
   ``startScaleLoop``): started by the ScaledObject's first reconcile
   (:attr:`Latencies.keda_start_s` after its creation, which is also when that reconcile

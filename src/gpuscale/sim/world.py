@@ -66,6 +66,7 @@ from gpuscale.sim.requests import ReplicaServer, RequestLog
 from gpuscale.sim.scaler_loop import start_scaler
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scrape import ScrapeManager
+from gpuscale.sim.serving import EngineServer
 from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
 from gpuscale.sim.timing import clock_phase
@@ -118,7 +119,10 @@ class World:
         self.autoscaler = AutoscalerLoop(self, ca_rng)
         self.cluster_version = 0
         """Counts every change the cluster autoscaler's snapshot would show."""
-        self.servers: dict[str, list[ReplicaServer]] = {}
+        self.servers: dict[str, list[ReplicaServer | EngineServer]] = {}
+        """Per workload, its replicas' servers. A workload's router and its servers are of
+        one kind (queue or engine), which mypy cannot see: hence the ``arg-type`` ignores
+        where the world hands a pod's server to its router."""
         self.scrape = ScrapeManager(
             self.engine, metrics, refresh_s=spec.prometheus.discovery_refresh_s, keep=scrape_only
         )
@@ -194,10 +198,17 @@ class World:
         for gauge in workload.spec.gauges:
             pod.gauges[gauge] = 0.0
         workload.pods[pod.key] = pod
+        self._pod_changed(pod)
         self._pending[pod.key] = pod
         self.cluster_version += 1
         self.recorder.touch()
         return pod
+
+    def _pod_changed(self, pod: Pod) -> None:
+        """A pod was added, changed state or went: what the timeline shows of its
+        workload and of the GPUs must be taken again (``Workload.shown``, the ledger)."""
+        pod.workload.shown = None
+        self.ledger.gpus_stale = True
 
     def _warm_place(self, pod: Pod) -> None:
         views = [n.view() for n in self.nodes if n.state == "ready"]
@@ -264,6 +275,7 @@ class World:
         pod.ip = f"10.244.{node.index}.{len(node.pods) + 10}"
         node.add(pod)
         pod.state = "Starting"
+        self._pod_changed(pod)
         spec = pod.workload.spec
         if not warm:
             self.recorder.decide(
@@ -320,6 +332,7 @@ class World:
         pod.state = "Ready"
         pod.ready_since = now
         workload = pod.workload
+        self._pod_changed(pod)
         spec = workload.spec
         if spec.min_ready_s > 0 and not warm:
             pod.handles.append(
@@ -331,12 +344,7 @@ class World:
             pod.available = True
         if workload.router is not None:
             # a pod Ready before its program serves takes requests it cannot start yet
-            pod.server = ReplicaServer(
-                pod.name,
-                spec.capacity.concurrency if spec.capacity else 1,
-                len(spec.metric_names.buckets),
-                max(now, pod.serving_at),
-            )
+            pod.server = workload.router.new_server(pod.name, max(now, pod.serving_at))
             self.servers[spec.key].append(pod.server)
         if spec.scraped and (spec.gauges or workload.router is not None):
             pod.target = pod_target(self, pod)
@@ -358,7 +366,7 @@ class World:
         router = pod.workload.router
         if router is not None and pod.server is not None:
             router.advance(self.engine.now)
-            router.add_endpoint(pod.server, self.engine.now)
+            router.add_endpoint(pod.server, self.engine.now)  # type: ignore[arg-type]
 
     def _delete_pod(
         self, pod: Pod, decision: Decision | None, *, grace_cap: float | None = None
@@ -384,6 +392,12 @@ class World:
             self._pod_gone(pod)
             return
         pod.state = "Terminating"
+        self._pod_changed(pod)
+        router = pod.workload.router
+        if router is not None and pod.server is not None:
+            # SIGTERM now: a queue replica drains, a vLLM engine aborts what it holds
+            router.advance(now)
+            router.terminate(pod.server, now)  # type: ignore[arg-type]
         grace = (
             spec.termination_grace_s
             if grace_cap is None
@@ -414,10 +428,11 @@ class World:
         assert server is not None
         assert pod.deleted_at is not None
         router.advance(now)
-        router.remove_endpoint(server)
+        router.remove_endpoint(server)  # type: ignore[arg-type]
         deleted = pod.deleted_at
         gone = min(
-            deleted + grace, max(deleted + pod.workload.spec.shutdown_s, router.drain_end(server))
+            deleted + grace,
+            max(deleted + pod.workload.spec.shutdown_s, router.drain_end(server)),  # type: ignore[arg-type]
         )
         server.gone_at = gone
         self.engine.at(max(gone, now), lambda: self._pod_gone(pod), priority=Priority.KUBELET)
@@ -428,11 +443,11 @@ class World:
         pod.state = "Gone"
         self.cluster_version += 1
         workload = pod.workload
+        self._pod_changed(pod)
         if pod.server is not None and workload.router is not None:
             workload.router.advance(now)
-            workload.router.retire(
-                pod.server, pod.server.gone_at if math.isfinite(pod.server.gone_at) else now
-            )
+            gone_at = pod.server.gone_at if math.isfinite(pod.server.gone_at) else now
+            workload.router.retire(pod.server, gone_at)  # type: ignore[arg-type]
             self.servers[workload.spec.key].remove(pod.server)
         workload.pods.pop(pod.key, None)
         pod.target = None  # the scrape loop keeps its own reference; no cycle left behind
@@ -487,6 +502,7 @@ class World:
         labels = self.provider.node_labels(dict(pool.labels), pool.name, name)
         node = Node(pool, self._node_index, name, self.engine.now, labels)
         self.nodes.append(node)
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         self.ledger.node_added(node)
         self.recorder.touch()
@@ -494,6 +510,7 @@ class World:
 
     def node_ready(self, node: Node, *, initial: bool = False) -> None:
         node.state = "ready"
+        self.recorder.nodes_shown = None
         node.ready_at = self.engine.now
         self.cluster_version += 1
         if node.gpu_resource is not None and self.spec.prometheus.gpu_exporters:
@@ -513,6 +530,7 @@ class World:
 
     def start_node_deletion(self, node: Node) -> None:
         node.state = "deleting"
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         node.taints = (
             *node.taints,
@@ -569,6 +587,7 @@ class World:
         now = self.engine.now
         node.gone_at = now
         node.state = "gone"
+        self.recorder.nodes_shown = None
         self.cluster_version += 1
         self.nodes.remove(node)
         self.ledger.node_gone(node, now)
@@ -591,14 +610,13 @@ class World:
         logs: dict[str, RequestLog] = {}
         for workload in self.workloads.values():
             if workload.router is not None:
-                logs[workload.spec.key] = workload.router.finish(
-                    until, self.servers[workload.spec.key]
-                )
+                servers = self.servers[workload.spec.key]
+                logs[workload.spec.key] = workload.router.finish(until, servers)  # type: ignore[arg-type]
         return SimulationResult(
             header=header_of(self.spec, self.seed),
             records=tuple(self.recorder.records),
             requests=logs,
-            cost=self.ledger.report(self.nodes, until),
+            cost=self.ledger.report(until),
             until=until,
             events=0,
             scrapes=self.scrape.scrapes,

@@ -158,6 +158,13 @@ def test_models_and_health(emulator: Running) -> None:
             "role",
         ),
         ("/v1/nothing", b"{}", 404, "Not Found"),
+        (
+            "/v1/completions",
+            json.dumps({"prompt": "x", "stream_options": {"include_usage": True}}).encode(),
+            400,
+            "only be defined when `stream=True`",
+        ),
+        ("/v1/completions", json.dumps({"prompt": "x", "n": 2}).encode(), 400, "n must be 1"),
     ],
 )
 def test_bad_requests_get_openai_errors(
@@ -234,3 +241,21 @@ def test_pipelined_requests_are_answered_in_order(emulator: Running) -> None:
         while chunk := sock.recv(65536):
             data += chunk
     assert data.index(b"text_completion") < data.rindex(b"HTTP/1.1 200 OK")
+
+
+def test_chat_usage_chunk_and_version(emulator: Running) -> None:
+    messages = [{"role": "user", "content": "Say hi"}]
+    body = {"messages": messages, "max_tokens": 2, "stream": True}
+    body["stream_options"] = {"include_usage": True, "continuous_usage_stats": True}
+    with httpx.Client(base_url=emulator.url) as client:
+        streamed = client.post("/v1/chat/completions", json=body)
+        version = client.get("/version")
+    chunks = [json.loads(item) for item in events(streamed.text)[:-1]]
+    assert {chunk["id"] for chunk in chunks} == {chunks[0]["id"]}
+    assert chunks[0]["id"].startswith("chatcmpl-")
+    assert chunks[-1]["choices"] == []
+    assert chunks[-1]["usage"]["completion_tokens"] == 2
+    counts = [c["usage"]["completion_tokens"] for c in chunks[1:-1] if c["choices"][0]["delta"]]
+    assert counts == sorted(counts)
+    assert counts[-1] == 2
+    assert version.json() == {"version": "0.11.0"}

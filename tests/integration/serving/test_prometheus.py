@@ -3,7 +3,9 @@
 The query is the demand signal an LLM ScaledObject scales on (issue 15):
 ``sum(vllm:num_requests_waiting) + sum(vllm:num_requests_running)``. With
 ``max_num_seqs`` 4 and 10 long requests in flight the engine runs 4 and queues 6, so the
-answer is 10 while the split is 4 / 6.
+answer is 10 while the split is 4 / 6. The query ``gpuscale init --preset vllm`` writes
+(scoped by the ``namespace`` and ``service`` labels a ServiceMonitor's scrape adds, given
+here as the target's labels) gets the same answer unchanged.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gpuscale.manifests.scaffold import ScaffoldOptions, scaffold_objects
 from gpuscale.prometheus.server import PrometheusServer
 from tests.integration.serving.conftest import Running
 
@@ -33,8 +36,15 @@ def poll(condition: Callable[[], bool], timeout_s: float = 20.0) -> None:
     raise AssertionError("condition not met in time")
 
 
+def _scaffold_query() -> str:
+    options = ScaffoldOptions(name="chat", namespace="ml", preset="vllm")
+    scaled = next(body for name, body, _ in scaffold_objects(options) if "scaledobject" in name)
+    return str(scaled["spec"]["triggers"][0]["metadata"]["query"])
+
+
 @pytest.mark.parametrize("emulator", [{"max_num_seqs": 4}], indirect=True)
-def test_prometheus_answers_the_demand_query(tmp_path: Path, emulator: Running) -> None:
+@pytest.mark.parametrize("query", [DEMAND, _scaffold_query()], ids=["demand", "init-scaffold"])
+def test_prometheus_answers_the_demand_query(tmp_path: Path, emulator: Running, query: str) -> None:
     address = emulator.url.removeprefix("http://")
     config = f"""
 global:
@@ -43,6 +53,7 @@ scrape_configs:
   - job_name: vllm
     static_configs:
       - targets: ["{address}"]
+        labels: {{namespace: ml, service: chat}}
 """
     stop = threading.Event()
 
@@ -72,7 +83,7 @@ scrape_configs:
                 result = prom.query_json(query)["data"]["result"]
                 return float(result[0]["value"][1]) if result else None
 
-            poll(lambda: value(DEMAND) == 10.0)
+            poll(lambda: value(query) == 10.0)
             assert value("sum(vllm:num_requests_running)") == 4.0
             assert value("sum(vllm:num_requests_waiting)") == 6.0
             poll(lambda: (value("vllm:kv_cache_usage_perc") or 0.0) > 0.0)

@@ -189,4 +189,32 @@ CASES = [
         files={"gpuscale.yaml": PROFILE, "sub/x": "x"},
         names=("sub",),
     ),
+    # ---- gpuscale calibrate: the API key and a URL with credentials -------------
+    Bad(
+        id="secrets-calibrate-api-key-over-budget",
+        argv=(
+            "calibrate",
+            "http://127.0.0.1:9",
+            "--api-key",
+            SECRET,
+            "--profile",
+            "{d}/p.yaml",
+            "--max-requests",
+            "5",
+        ),
+        files={"p.yaml": "workloads:\n  c:\n    serving: {kind: vllm, preset: l40s/qwen2.5-7b}\n"},
+        names=("--max-requests",),
+    ),
+    Bad(
+        id="secrets-calibrate-api-key-no-server",
+        argv=("calibrate", "http://127.0.0.1:9", "--api-key", SECRET, "--profile", "{d}/p.yaml"),
+        files={"p.yaml": "workloads:\n  c:\n    serving: {kind: vllm, preset: l40s/qwen2.5-7b}\n"},
+        names=("cannot reach",),
+        exit=1,
+    ),
+    Bad(
+        id="secrets-calibrate-credentials-in-url",
+        argv=("calibrate", f"http://me:{SECRET}@127.0.0.1:9"),
+        names=("URL", "credentials"),
+    ),
 ]

@@ -74,7 +74,11 @@ def test_request_spec_fills_tokens_and_builds_openai_bodies() -> None:
     )
     method, path, body = RequestSpec(openai_model="m").build(arrival)
     assert (method, path) == ("POST", "/v1/completions")
-    assert body == {"model": "m", "prompt": "hello hello hello", "max_tokens": 7}
+    assert body is not None
+    assert body["prompt"] == [1000, 1000, 1000]  # token ids: exactly the trace's length
+    assert (body["max_tokens"], body["min_tokens"], body["ignore_eos"]) == (7, 7, True)
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True, "continuous_usage_stats": True}
 
 
 def _run(

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from gpuscale.profile import (
     AutoscalerSpec,
+    CalibrationSpec,
     CatalogueEntry,
     ClusterSpec,
     HpaSpec,
@@ -26,21 +27,28 @@ from gpuscale.profile import (
     NodePool,
     Profile,
     PrometheusSpec,
+    ServingSpec,
+    StepCostSpec,
     TaintSpec,
     TimingSpec,
+    TuneSpec,
     WorkloadSpec,
 )
 
 DOC = Path("docs/profile.md")
 MODELS = [
     AutoscalerSpec,
+    CalibrationSpec,
     CatalogueEntry,
     ClusterSpec,
     HpaSpec,
     KedaSpec,
     NodePool,
     PrometheusSpec,
+    ServingSpec,
+    StepCostSpec,
     TimingSpec,
+    TuneSpec,
     WorkloadSpec,
 ]
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gpuscale.report.summary import summarize
+from gpuscale.report.summary import summarize, summary_table
 from gpuscale.sim.requests import DROPPED, SERVED, TIMED_OUT, UNFINISHED, RequestLog
 from gpuscale.timeline import Decision, Record, WorkloadState
 
@@ -119,3 +119,19 @@ def test_request_statistics() -> None:
 def test_no_records_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one record"):
         summarize([], until=1.0, pools={})
+
+
+def test_the_flap_period_is_the_median_gap_and_its_range_is_shown() -> None:
+    # scale-ups at 0+30, 360.5, 691, 1036.5: gaps 330.5, 330.5, 345.5 (the drift carried
+    # one sync past a scrape)
+    times = [(0.0, 1), (30.0, 2), (330.0, 1), (360.5, 2), (660.0, 1), (691.0, 2)]
+    times += [(1000.0, 1), (1036.5, 2)]
+    records = [_rec(t, spec, spec) for t, spec in times]
+    summary = summarize(records, until=1200.0, pools=POOLS)
+    (replicas,) = summary.replicas
+    assert replicas.flap_period_s == 330.5
+    assert replicas.flap_period_range_s == (330.5, 345.5)
+    rows = [row for section in summary_table(summary).sections for row in section.rows]
+    (period,) = [row for row in rows if row.label == "flap period"]
+    assert period.value == "5m30s"
+    assert period.note == "median between scale-ups; 5m30s–5m46s in this run"

@@ -47,6 +47,28 @@ ELSEWHERE = {
     "the simulation scrapes a GPU node's exporter either way",
     "catalogue[].prices_read": "gpuscale profile show (provenance of the prices)",
     "catalogue[].slug": "the name node_pools[].size refers to (renaming both changes nothing)",
+    "workloads[].serving.calibration.date": "gpuscale calibrate (provenance of the values)",
+    "workloads[].serving.calibration.source": "gpuscale calibrate (provenance of the values)",
+    "workloads[].serving.calibration.residuals": "gpuscale calibrate (the fit's quality)",
+    "workloads[].serving.calibration.range": "gpuscale calibrate (the range measured)",
+    **{
+        f"tune.{name}": "gpuscale tune (the bounds of its search space, gpuscale.tune.space)"
+        for name in (
+            "threshold",
+            "activation_threshold",
+            "min_replicas",
+            "max_replicas",
+            "polling_interval",
+            "cooldown",
+            "scale_down_stabilization",
+            "scale_up_pods",
+            "scale_up_period",
+            "scale_down_pods",
+            "scale_down_period",
+            "gpu_min_nodes",
+            "keep",
+        )
+    },
 }
 """Read by another command, not by the simulation."""
 
@@ -122,6 +144,22 @@ CHANGES: dict[str, Any] = {
     "workloads[].decode_tokens_per_second": 50.0,
     "workloads[].latency_target": "3s",
     "workloads[].request_timeout": "30s",
+    "workloads[].serving.kind": "vllm",
+    "workloads[].serving.preset": "mi300x/qwen2.5-7b",
+    "workloads[].serving.served_model_name": "meta-llama/Llama-3.1-8B-Instruct",
+    "workloads[].serving.max_num_seqs": 64,
+    "workloads[].serving.max_num_batched_tokens": 8192,
+    "workloads[].serving.num_gpu_blocks": 5000,
+    "workloads[].serving.gpu_memory_utilization": 0.5,
+    "workloads[].serving.block_size": 32,
+    "workloads[].serving.step_cost.base": 0.01,
+    "workloads[].serving.step_cost.prefill_token": 1e-4,
+    "workloads[].serving.step_cost.decode_seq": 1e-3,
+    "workloads[].serving.step_cost.context_token": 1e-6,
+    "workloads[].serving.calibration.date": "2026-12-01",
+    "workloads[].serving.calibration.source": "http://127.0.0.1:8000",
+    "workloads[].serving.calibration.residuals": {"ttft": 0.05},
+    "workloads[].serving.calibration.range": {"prompt_tokens": [16, 4096]},
     "catalogue[].slug": "my-gpu",
     "catalogue[].gpu_vendor": "nvidia",
     "catalogue[].gpu_model": "x1",
@@ -130,6 +168,19 @@ CHANGES: dict[str, Any] = {
     "catalogue[].memory": "10Gi",
     "catalogue[].price_per_hour": 3.25,
     "catalogue[].prices_read": "2026-12-01",
+    "tune.threshold": [2, 20],
+    "tune.activation_threshold": [0, 5],
+    "tune.min_replicas": [0, 3],
+    "tune.max_replicas": [2, 6],
+    "tune.polling_interval": ["10s", "1m"],
+    "tune.cooldown": ["1m", "5m"],
+    "tune.scale_down_stabilization": ["0s", "10m"],
+    "tune.scale_up_pods": [1, 4],
+    "tune.scale_up_period": ["15s", "1m"],
+    "tune.scale_down_pods": [1, 2],
+    "tune.scale_down_period": ["30s", "5m"],
+    "tune.gpu_min_nodes": [0, 1],
+    "tune.keep": ["metric_type"],
 }
 """One changed value per leaf (a value other than the tutorial's and the default)."""
 
@@ -152,7 +203,7 @@ def _leaves(model: type[BaseModel], prefix: str = "") -> Iterator[str]:
             yield path
             continue
         inner = nested[0]
-        many = info.annotation is not inner
+        many = typing.get_origin(info.annotation) in (tuple, list, dict)
         yield from _leaves(inner, f"{path}[]." if many else f"{path}.")
         if many and path.endswith("taints"):
             yield path
@@ -206,6 +257,18 @@ def _profile_doc(path: str) -> dict[str, Any]:
         return doc
     if path == "prometheus.selects_all_servicemonitors":
         doc["prometheus"]["release"] = "not-the-servicemonitors-label"
+    if path.startswith("workloads[].serving."):
+        doc = _serving_doc()
+        serving = doc["workloads"][WORKLOAD]["serving"]
+        if parts[2] == "kind":  # from the queue model to the preset's engine
+            return doc
+        if parts[2] == "step_cost":
+            serving["step_cost"] = {parts[3]: value}
+        elif parts[2] == "calibration":
+            serving["calibration"] = {**_CALIBRATION, parts[3]: value}
+        else:
+            serving[parts[2]] = value
+        return doc
     if section == "workloads[]":
         workload = doc["workloads"][WORKLOAD]
         if parts[1] in ("concurrency", "latency_target", "request_timeout"):
@@ -241,8 +304,31 @@ def _fingerprint(inputs: SimulationInputs) -> str:
     )
 
 
+_CALIBRATION = {"date": "2026-11-01", "source": "emulator", "residuals": {}, "range": {}}
+
+
+def _serving_doc() -> dict[str, Any]:
+    """The tutorial's workload served by the MI300X × Llama 3.1 8B preset's engine."""
+    doc = copy.deepcopy(BASE)
+    workload = doc["workloads"][WORKLOAD]
+    for key in ("concurrency", "service_time", "requests_per_second"):
+        workload.pop(key, None)
+    workload["serving"] = {"kind": "vllm", "preset": "mi300x/llama-3.1-8b"}
+    return doc
+
+
 def _base_doc(path: str) -> dict[str, Any]:
     """The unchanged profile a change is compared with (catalogue cases add the entry)."""
+    if path == "workloads[].serving.kind":
+        doc = _serving_doc()
+        del doc["workloads"][WORKLOAD]["serving"]
+        return doc
+    if path.startswith("workloads[].serving.calibration."):
+        doc = _serving_doc()
+        doc["workloads"][WORKLOAD]["serving"]["calibration"] = dict(_CALIBRATION)
+        return doc
+    if path.startswith("workloads[].serving."):
+        return _serving_doc()
     if path.startswith("catalogue[]"):
         doc = _profile_doc("catalogue[].gpu_model")
         doc["catalogue"][0]["gpu_model"] = CATALOGUE_ENTRY["gpu_model"]

@@ -263,3 +263,26 @@ def test_the_fixed_set_still_holds_two(seed: int) -> None:
     assert [(before, after) for _, before, after in changes] == [(1, 2)]
     assert result.records[-1].workloads[0].spec == 2
     assert result.records[-1].workloads[0].ready == 2
+
+
+@given(
+    reconcile_ms=st.integers(min_value=0, max_value=10**6),
+    pod_start_s=st.integers(min_value=0, max_value=3600),
+    spread=st.sampled_from(["0", "0.25", "0.5", "1"]),
+)
+def test_the_profiles_timing_section_reaches_the_latencies_exactly(
+    reconcile_ms: int, pod_start_s: int, spread: str
+) -> None:
+    from gpuscale.profile import load_profile_text
+
+    text = (
+        f"timing:\n  hpa_reconcile: {reconcile_ms}ms\n  pod_start: {pod_start_s}s\n"
+        f"  spread: {spread}\n"
+    )
+    latencies = timing_options(load_profile_text(text, "gpuscale.yaml").timing)
+    assert latencies.hpa_reconcile_s == pytest.approx(reconcile_ms / 1000, abs=1e-12)
+    assert latencies.pod_start_s == pod_start_s
+    assert latencies.spread == float(spread)
+    assert latencies.exact is (
+        reconcile_ms == 0 and pod_start_s == 0 and Profile.default().timing.keda_start == 0
+    )

@@ -45,6 +45,7 @@ __all__ = [
     "stand_in_hpa",
     "tutorial_spec",
     "tutorial_workload",
+    "vllm_inputs",
 ]
 
 AMD = {"doks.digitalocean.com/gpu-brand": "amd"}
@@ -250,6 +251,75 @@ def llm_inputs(workloads: int) -> SimulationInputs:
             min_nodes=2 * workloads,
             max_nodes=20 * workloads,
             workloads="".join(LLM_WORKLOAD.format(name=n) for n in names),
+        ),
+        "gpuscale.yaml",
+    )
+    return build_inputs(manifests, profile)
+
+
+VLLM_WORKLOAD = """  {name}:
+    image_pull_time: 3m
+    startup_time: 4m
+    latency_target: 30s
+    request_timeout: 2m
+    serving:
+      kind: vllm
+      preset: {preset}
+      max_num_seqs: {max_num_seqs}
+"""
+"""One ``serving.kind: vllm`` workload's entry in :data:`LLM_PROFILE`."""
+
+VLLM_QUERY = (
+    'sum(vllm:num_requests_waiting{{model_name="meta-llama/Llama-3.1-8B-Instruct", '
+    'namespace="llm", service="{name}"}}) + sum(vllm:num_requests_running{{model_name='
+    '"meta-llama/Llama-3.1-8B-Instruct", namespace="llm", service="{name}"}})'
+)
+"""The ScaledObject query of :func:`vllm_inputs`: vLLM's own gauges, as written for a
+real vLLM."""
+
+
+def vllm_inputs(
+    workloads: int = 1,
+    *,
+    preset: str = "mi300x/llama-3.1-8b",
+    max_num_seqs: int = 256,
+    threshold: int = 20,
+    max_nodes: int | None = None,
+    query: str = VLLM_QUERY,
+    replicas: tuple[int, int] = (1, 20),
+) -> SimulationInputs:
+    """:func:`llm_inputs` served by vLLM: the container runs ``vllm serve`` with the model,
+    the profile has ``serving.kind: vllm`` with ``preset``, and the ScaledObject reads
+    ``vllm:num_requests_waiting + vllm:num_requests_running`` (``threshold`` per replica),
+    or ``query`` (``{name}`` is the workload's), between ``replicas`` (min, max)."""
+    names = [f"llm-{i}" for i in range(workloads)]
+    text = "---\n".join(
+        LLM_MANIFESTS.format(name=n)
+        .replace(
+            "image: vllm/vllm-openai:v0.8",
+            "image: vllm/vllm-openai:v0.11.0\n"
+            "          args: [--model, meta-llama/Llama-3.1-8B-Instruct, --port, '8000']",
+        )
+        .replace('threshold: "20"', f'threshold: "{threshold}"')
+        .replace(
+            f'sum(gpuscale_requests_in_flight{{namespace="llm", service="{n}"}})\n'
+            f'          + sum(gpuscale_requests_queued{{namespace="llm", service="{n}"}})',
+            query.format(name=n).replace("{{", "{").replace("}}", "}"),
+        )
+        .replace("  replicas: 2", f"  replicas: {replicas[0]}")
+        .replace("minReplicaCount: 1", f"minReplicaCount: {replicas[0]}")
+        .replace("maxReplicaCount: 20", f"maxReplicaCount: {replicas[1]}")
+        for n in names
+    )
+    manifests = ManifestSet(load_text(text, "vllm.yaml"))
+    profile = load_profile_text(
+        LLM_PROFILE.format(
+            min_nodes=workloads * replicas[0],
+            max_nodes=max_nodes or replicas[1] * workloads,
+            workloads="".join(
+                VLLM_WORKLOAD.format(name=n, preset=preset, max_num_seqs=max_num_seqs)
+                for n in names
+            ),
         ),
         "gpuscale.yaml",
     )

@@ -5,7 +5,8 @@ One module per subject: ``queries`` (what the trigger's PromQL computes),
 autoscalers), ``capacity`` (the target workload, GPU capacity, timing), ``servicemonitor``
 (does the metric get scraped), ``workload`` (pod specs: GPUs, node selection,
 tolerations, start-up), ``objects`` (any object: its schema, defined twice) and
-``simulated`` (what a short simulation proves: the replica count flaps).
+``simulated`` (what a short simulation proves: the replica count flaps) and ``llm``
+(the signals an LLM server is scaled by).
 :data:`ORDER` fixes the catalogue's order: the rules of issue 6 first, then the ones
 added since.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 from gpuscale.lint._registry import REGISTRY, Rule
 from gpuscale.lint.rules import (
     capacity,
+    llm,
     objects,
     queries,
     scaledobject,
@@ -26,7 +28,7 @@ from gpuscale.lint.rules.objects import SCHEMA_RULE
 
 __all__ = ["ORDER", "SCHEMA_RULE", "catalogue"]
 
-_MODULES = (capacity, objects, queries, scaledobject, servicemonitor, simulated, workload)
+_MODULES = (capacity, llm, objects, queries, scaledobject, servicemonitor, simulated, workload)
 
 ORDER = (
     "query-divides-by-replicas",
@@ -61,6 +63,10 @@ ORDER = (
     "scaledobjects-share-target",
     "servicemonitor-honor-labels",
     "no-readiness-probe",
+    "kv-cache-only-trigger",
+    "gpu-utilization-trigger-llm",
+    "llm-scale-to-zero-no-wait",
+    "vllm-metric-not-exported",
     "scaledobject-invalid",
     SCHEMA_RULE,
     "duplicate-object",

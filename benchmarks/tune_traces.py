@@ -1,0 +1,156 @@
+"""Benchmark and evidence for ``gpuscale tune`` (issue 16): on each shared trace, the
+recommendation for ``late<=1%`` against the user's configuration, KEDA's defaults, the
+clairvoyant schedule and the lower bound; the trials per second with ``--jobs`` and on a
+local 2-CPU Ray beside the process pool.
+
+The system is ``benchmarks/tune_llm/`` (a DOKS MI300X pool and an LLM on the queue model).
+Each case runs the real command line (``python -m gpuscale tune ... -o json``) and reads
+its JSON.
+
+Run:
+  .venv/bin/python benchmarks/tune_traces.py evidence      # every trace, --holdout 30%
+  .venv/bin/python benchmarks/tune_traces.py vllm --trials 60   # examples/vllm (vLLM model)
+  .venv/bin/python benchmarks/tune_traces.py speed         # 200 trials, code trace, --jobs 2
+  .venv/bin/python benchmarks/tune_traces.py ray           # trials/s: --jobs 2 vs local Ray
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SYSTEM = ROOT / "benchmarks" / "tune_llm"
+TRACES = ROOT.parent / "shared" / "traces"
+if not TRACES.is_dir():
+    TRACES = Path("/work/shared/traces")
+NAMES = (
+    "AzureLLMInferenceTrace_conv.csv",
+    "AzureLLMInferenceTrace_code.csv",
+    "mooncake_conversation_trace.jsonl",
+)
+
+
+def tune(
+    trace: Path, *extra: str, slo: str = "late<=1%", system: Path = SYSTEM
+) -> tuple[dict[str, Any], float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    args = [sys.executable, "-m", "gpuscale", "tune", str(system), "--trace", str(trace)]
+    started = time.monotonic()
+    done = subprocess.run(
+        [*args, "--slo", slo, "-o", "json", *extra],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout), time.monotonic() - started
+
+
+def _shown(slo: str, value: float | None) -> str:
+    if value is None:
+        return "failed requests: never answered"
+    return f"{value:.2%} late" if slo.startswith("late") else f"{value:.3f} s"
+
+
+def _row(part: dict[str, Any], trace: str, slo: str) -> list[str]:
+    rows, bound = part["rows"], part["lower_bound"]["dollars"]
+    clair = rows["clairvoyant"]["dollars"]
+    out = []
+    for label in ("your config", "KEDA defaults", "recommended", "clairvoyant"):
+        if label not in rows:
+            continue
+        r = rows[label]
+        out.append(
+            f"| {trace} | {part['part']} | {label} | ${r['dollars']:.2f} | {r['gpu_hours']:.2f} | "
+            f"{slo} {'met' if r['slo_met'] else 'MISSED'} ({_shown(slo, r['slo_values'][slo])}) | "
+            f"{r['dollars'] / bound:.2f}× | {r['dollars'] / clair:.2f}× | "
+            f"{r['replica_changes']} | {r['cold_starts']} |"
+        )
+    out.append(
+        f"| {trace} | {part['part']} | lower bound | ${bound:.2f} | | | 1.00× | "
+        f"{bound / clair:.2f}× | | |"
+    )
+    return out
+
+
+def evidence(trials: int, system: Path = SYSTEM, slos: tuple[str, ...] = ()) -> None:
+    print(
+        "| trace | part | configuration | dollars | GPU-hours | SLO | ×lower bound | "
+        "×clairvoyant | replica changes | cold starts |\n|---|---|---|---|---|---|---|---|---|---|"
+    )
+    if slos:
+        cases = [(name, slo) for name in NAMES for slo in slos]
+    else:
+        cases = [(name, "late<=1%") for name in NAMES] + [(NAMES[2], "late<=2%")]
+    for name, slo in cases:
+        document, wall = tune(
+            TRACES / name,
+            "--holdout",
+            "30%",
+            "--trials",
+            str(trials),
+            "--jobs",
+            "2",
+            slo=slo,
+            system=system,
+        )
+        for part in document["parts"]:
+            print("\n".join(_row(part, name, slo)))
+            print(
+                f"<!-- {part['part']}: unavoidably late "
+                f"{part['lower_bound']['unavoidable_late']:.2%} -->"
+            )
+        changes = (document["recommended"] or {}).get("changes", {})
+        print(
+            f"<!-- {name}: {document['trials']} trials in {wall:.0f} s wall, "
+            f"{document['trials_per_second']:.1f} trials/s; changes: {json.dumps(changes)} -->"
+        )
+
+
+def speed() -> None:
+    trace = TRACES / "AzureLLMInferenceTrace_code.csv"
+    document, wall = tune(trace, "--trials", "160", "--front-trials", "40", "--jobs", "2")
+    print(
+        f"200 trials on {trace.name} with --jobs 2: {wall:.1f} s wall for the whole command "
+        f"({document['trials_per_second']:.1f} trials/s in the study); target <= 300 s"
+    )
+
+
+def ray() -> None:
+    trace = TRACES / "AzureLLMInferenceTrace_code.csv"
+    common = ("--trials", "60", "--front-trials", "0", "--jobs", "2")
+    pool, pool_wall = tune(trace, *common)
+    on_ray, ray_wall = tune(trace, *common, "--ray-address", "local")
+    ratio = on_ray["trials_per_second"] / pool["trials_per_second"]
+    print(
+        f"60 trials, --jobs 2: {pool['trials_per_second'] * 60:.0f} trials/min (command "
+        f"{pool_wall:.1f} s); local Ray (2 CPUs, batches of 2): "
+        f"{on_ray['trials_per_second'] * 60:.0f} trials/min (command {ray_wall:.1f} s, Ray "
+        f"start-up included); ratio Ray/pool {ratio:.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("case", choices=("evidence", "vllm", "speed", "ray"))
+    parser.add_argument("--trials", type=int, default=160)
+    args = parser.parse_args()
+    vllm = ROOT / "examples" / "vllm"
+    {
+        "evidence": lambda: evidence(args.trials),
+        "vllm": lambda: evidence(args.trials, vllm, ("late<=1%", "ttft_p95<=2s")),
+        "speed": speed,
+        "ray": ray,
+    }[args.case]()
+
+
+if __name__ == "__main__":
+    main()

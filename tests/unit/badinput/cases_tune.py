@@ -1,0 +1,75 @@
+"""Bad inputs of ``gpuscale tune``: each is refused before any trial runs."""
+
+from __future__ import annotations
+
+from tests.unit.badinput._harness import Bad
+from tests.unit.tune.fixtures import PROFILE, RESOURCES, trace_csv
+
+_FILES: dict[str, str | bytes] = {
+    "sys/resources.yaml": RESOURCES,
+    "sys/gpuscale.yaml": PROFILE,
+    "t.csv": trace_csv(minutes=2),
+}
+_RUN = ("tune", "{d}/sys", "--trace", "{d}/t.csv")
+
+
+def _with(profile: str) -> dict[str, str | bytes]:
+    return {**_FILES, "sys/gpuscale.yaml": profile}
+
+
+CASES = [
+    Bad("tune-slo-not-a-comparison", (*_RUN, "--slo", "late>>1%"), _FILES, ("--slo",)),
+    Bad("tune-slo-unknown-measure", (*_RUN, "--slo", "speed_p99<=1s"), _FILES, ("--slo",)),
+    Bad("tune-slo-share-over-100", (*_RUN, "--slo", "late<=150%"), _FILES, ("--slo",)),
+    Bad(
+        "tune-slo-ttft-needs-serving",
+        (*_RUN, "--slo", "ttft_p95<=2s"),
+        _FILES,
+        ("gpuscale.yaml", "serving.kind: vllm"),
+    ),
+    Bad("tune-slo-twice", (*_RUN, "--slo", "late<=1%", "--slo", "late<=2%"), _FILES, ("--slo",)),
+    Bad("tune-trials-zero", (*_RUN, "--slo", "late<=1%", "--trials", "0"), _FILES, ("--trials",)),
+    Bad("tune-jobs-zero", (*_RUN, "--slo", "late<=1%", "--jobs", "0"), _FILES, ("--jobs",)),
+    Bad(
+        "tune-holdout-not-a-share",
+        (*_RUN, "--slo", "late<=1%", "--holdout", "130%"),
+        _FILES,
+        ("--holdout",),
+    ),
+    Bad(
+        "tune-holdout-and-validate-trace",
+        (*_RUN, "--slo", "late<=1%", "--holdout", "30%", "--validate-trace", "{d}/t.csv"),
+        _FILES,
+        ("--holdout",),
+    ),
+    Bad(
+        "tune-late-without-latency-target",
+        (*_RUN, "--slo", "late<=1%"),
+        _with(PROFILE.replace("    latency_target: 30s\n", "")),
+        ("gpuscale.yaml", "latency_target"),
+    ),
+    Bad(
+        "tune-range-backwards",
+        (*_RUN, "--slo", "late<=1%"),
+        _with(PROFILE + "tune:\n  threshold: [9, 3]\n"),
+        ("gpuscale.yaml:", "threshold"),
+    ),
+    Bad(
+        "tune-keep-unknown-setting",
+        (*_RUN, "--slo", "late<=1%"),
+        _with(PROFILE + "tune:\n  keep: [replicas]\n"),
+        ("gpuscale.yaml:", "tune.keep"),
+    ),
+    Bad(
+        "tune-study-folder-missing",
+        (*_RUN, "--slo", "late<=1%", "--study", "{d}/nowhere/tune.db"),
+        _FILES,
+        ("nowhere",),
+    ),
+    Bad(
+        "tune-no-scaled-object",
+        (*_RUN, "--slo", "late<=1%"),
+        {**_FILES, "sys/resources.yaml": RESOURCES.split("---\napiVersion: keda.sh")[0]},
+        ("no ScaledObject scales go-from-configmap",),
+    ),
+]

@@ -1,0 +1,216 @@
+"""``gpuscale tune`` end to end on a 10-minute trace: same seed, same recommendation;
+``--write`` changes only the tuned keys; a killed study resumes with its finished
+trials; trials run in processes and on a local Ray."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuscale.cli.main import main
+from tests.unit.tune.fixtures import write_system
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _tune(
+    capsys: pytest.CaptureFixture[str], folder: Path, trace: Path, *extra: str
+) -> dict[str, Any]:
+    args = ["tune", str(folder), "--trace", str(trace), "--slo", "late<=1%", "-o", "json"]
+    assert main([*args, *extra]) == 0
+    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return document
+
+
+@pytest.fixture
+def system(tmp_path: Path) -> tuple[Path, Path]:
+    return write_system(tmp_path / "system")
+
+
+def test_same_seed_same_recommendation(
+    system: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = _tune(capsys, *system, "--trials", "12", "--seed", "5")
+    second = _tune(capsys, *system, "--trials", "12", "--seed", "5")
+    assert first["recommended"] == second["recommended"]
+    assert [t["settings"] for t in first["all_trials"]] == [
+        t["settings"] for t in second["all_trials"]
+    ]
+    assert first["trials"] == 12 + 3
+    rows = first["parts"][0]["rows"]
+    assert set(rows) == {"your config", "recommended", "KEDA defaults", "clairvoyant"}
+    assert rows["recommended"]["slo_met"]
+    assert rows["recommended"]["dollars"] <= rows["your config"]["dollars"] + 1e-9
+    bound = first["parts"][0]["lower_bound"]["dollars"]
+    assert bound <= rows["recommended"]["dollars"]
+
+
+def test_jobs_run_in_processes_and_a_batch_size_is_deterministic(
+    system: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = _tune(capsys, *system, "--trials", "6", "--front-trials", "0", "--jobs", "2")
+    two = _tune(capsys, *system, "--trials", "6", "--front-trials", "0", "--jobs", "2")
+    assert one["trials"] == 6
+    assert [t["outcome"] for t in one["all_trials"]] == [t["outcome"] for t in two["all_trials"]]
+
+
+def test_write_changes_only_the_tuned_keys(
+    system: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, trace = system
+    out = tmp_path / "tuned"
+    page = tmp_path / "tune.html"
+    document = _tune(
+        capsys, folder, trace, "--trials", "12", "--write", str(out), "--report", str(page)
+    )
+    assert page.read_text().count("data:image/png;base64,") == 3
+    assert document["written"]["report"] == str(page)
+    edits = document["recommended"]["edits"]
+    assert edits, "the recommendation changes something on this trace"
+    before = (folder / "resources.yaml").read_text().splitlines()
+    after = (out / "resources.yaml").read_text().splitlines()
+    changed = [
+        line[1:]
+        for line in difflib.unified_diff(before, after, lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+    tuned = {str(path).split(".")[-1] for path in edits}
+    for line in changed:
+        key = line.strip().lstrip("- ").split(":")[0]
+        assert key in tuned, (key, changed)
+    removed = [line for line in difflib.ndiff(before, after) if line.startswith("- ")]
+    assert len(removed) <= len(edits)
+    assert [c for c in before if c.lstrip().startswith("#")] == [
+        c for c in after if c.lstrip().startswith("#")
+    ]
+    from gpuscale.inputs import read_manifests
+    from gpuscale.manifests import validate_or_raise
+
+    validate_or_raise(read_manifests([out / "resources.yaml"]))
+
+
+def _complete(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=0.2) as connection:
+            (count,) = connection.execute(
+                "SELECT COUNT(*) FROM trials WHERE state = 'COMPLETE'"
+            ).fetchone()
+    except sqlite3.Error:
+        return 0
+    return int(count)
+
+
+def test_a_killed_study_resumes_with_its_finished_trials(
+    system: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, trace = system
+    db = tmp_path / "tune.db"
+    args = [str(folder), "--trace", str(trace), "--slo", "late<=1%", "--study", str(db)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gpuscale", "tune", *args, "--trials", "5000"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while _complete(db) < 15 and time.monotonic() < deadline:
+            assert process.poll() is None, "the study ended before it was killed"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    kept = _complete(db)
+    assert kept >= 15
+    assert (
+        main(["tune", *args, "--trials", str(kept + 5), "--front-trials", "2", "-o", "json"]) == 0
+    )
+    document = json.loads(capsys.readouterr().out)
+    assert document["resumed_trials"] >= kept
+    assert sum(1 for t in document["all_trials"] if t["study"] == "tpe") == kept + 5
+
+
+def test_trials_run_on_a_local_ray(
+    system: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ray", reason="ray is not installed (pip install 'gpuscale[ray]')")
+    document = _tune(
+        capsys,
+        *system,
+        "--trials",
+        "3",
+        "--front-trials",
+        "0",
+        "--jobs",
+        "2",
+        "--ray-address",
+        "local",
+    )
+    assert document["trials"] == 3
+    assert all(t["outcome"]["requests"] > 0 for t in document["all_trials"])
+
+
+def test_a_ttft_slo_on_the_vllm_example(capsys: pytest.CaptureFixture[str]) -> None:
+    trace = ROOT.parent / "shared" / "traces" / "AzureLLMInferenceTrace_conv.csv"
+    if not trace.exists():
+        trace = Path("/work/shared/traces/AzureLLMInferenceTrace_conv.csv")
+    if not trace.exists():
+        pytest.skip("the shared traces are not here")
+    args = ["tune", str(ROOT / "examples" / "vllm"), "--trace", str(trace)]
+    args += ["--slo", "ttft_p95<=2s", "--until", "5m", "--trials", "3", "--front-trials", "0"]
+    assert main([*args, "-o", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    rows = document["parts"][0]["rows"]
+    assert rows["your config"]["failed"] < rows["your config"]["requests"]
+    for row in rows.values():
+        if row["failed"] == row["requests"]:  # KEDA's defaults: scaled to zero, never back
+            assert row["slo_values"]["ttft_p95<=2s"] is None  # never answered
+            assert not row["slo_met"]
+            continue
+        assert 0 < row["latency_s"]["ttft_p95"] < row["latency_s"]["p95"]
+        if row["failed"] == 0:
+            assert row["slo_values"]["ttft_p95<=2s"] == pytest.approx(row["latency_s"]["ttft_p95"])
+
+
+def test_write_edits_the_profile_when_the_gpu_pool_warms(
+    system: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from gpuscale.cli._tune_write import write_recommended
+    from gpuscale.inputs import read_manifests, read_profile
+
+    folder, _ = system
+    manifests = read_manifests([folder])
+    profile = read_profile(folder / "gpuscale.yaml")
+    (so,) = manifests.by_kind("ScaledObject")
+    out = tmp_path / "warm"
+    written = write_recommended(
+        out,
+        manifests=manifests,
+        scaled_object=so,
+        changes={},
+        profile=profile,
+        pool="gpu",
+        min_nodes=1,
+    )
+    assert written == [str(out / "gpuscale.yaml")]
+    before = (folder / "gpuscale.yaml").read_text().splitlines()
+    after = (out / "gpuscale.yaml").read_text().splitlines()
+    changed = [d for d in difflib.ndiff(before, after) if d[:2] in ("- ", "+ ")]
+    assert changed == ["-     min_nodes: 0", "+     min_nodes: 1"]
+    assert read_profile(out / "gpuscale.yaml").pool("gpu").min_nodes == 1  # type: ignore[union-attr]
