@@ -71,7 +71,9 @@ elif nodes is None:
     # llm_inputs's pool would allow 20 nodes a workload; a profile pool holds at most 1,000
     names = [f"llm-{i}" for i in range(workloads)]
     inputs = build_inputs(
-        ManifestSet(load_text("---\n".join(LLM_MANIFESTS.format(name=n) for n in names), "llm.yaml")),
+        ManifestSet(
+            load_text("---\n".join(LLM_MANIFESTS.format(name=n) for n in names), "llm.yaml")
+        ),
         load_profile_text(
             LLM_PROFILE.format(min_nodes=2 * workloads, max_nodes=1000,
                                workloads="".join(LLM_WORKLOAD.format(name=n) for n in names)),
@@ -82,7 +84,7 @@ else:
     inputs = build_inputs(
         ManifestSet(load_text(LLM_MANIFESTS.format(name="llm-0"), "llm.yaml")),
         load_profile_text(
-            LLM_PROFILE.format(min_nodes=nodes, max_nodes=nodes + 20,
+            LLM_PROFILE.format(min_nodes=nodes, max_nodes=min(nodes + 20, 1000),
                                workloads=LLM_WORKLOAD.format(name="llm-0")),
             "gpuscale.yaml",
         ),
