@@ -65,8 +65,21 @@ trace = read_trace(TRACE)
 if speedup != 1.0:
     trace = trace.scaled(speedup)
 tiled = trace.tiled(seconds)
-if nodes is None:
+if nodes is None and workloads <= 50:
     inputs = llm_inputs(workloads)
+elif nodes is None:
+    # llm_inputs's pool would allow 20 nodes a workload; a profile pool holds at most 1,000
+    names = [f"llm-{i}" for i in range(workloads)]
+    inputs = build_inputs(
+        ManifestSet(
+            load_text("---\n".join(LLM_MANIFESTS.format(name=n) for n in names), "llm.yaml")
+        ),
+        load_profile_text(
+            LLM_PROFILE.format(min_nodes=2 * workloads, max_nodes=1000,
+                               workloads="".join(LLM_WORKLOAD.format(name=n) for n in names)),
+            "gpuscale.yaml",
+        ),
+    )
 else:
     inputs = build_inputs(
         ManifestSet(load_text(LLM_MANIFESTS.format(name="llm-0"), "llm.yaml")),

@@ -30,8 +30,7 @@ numbers. Definitions:
 :class:`~gpuscale.report.tables.Summary` (titled sections of label, value, note rows);
 :func:`timeline_summary` does both for a timeline read from a file. The request logs are
 the simulator's (:class:`gpuscale.sim.requests.RequestLog`); their outcome codes are
-imported only when there are logs, so importing the report does not load the simulator,
-and so is numpy, which only the request statistics use.
+imported only when there are logs, so importing the report does not load the simulator.
 """
 
 from __future__ import annotations
@@ -42,13 +41,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from gpuscale.kube import format_duration
 from gpuscale.report.tables import Summary, SummaryRow, SummarySection
 from gpuscale.timeline import Record, Timeline
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from gpuscale.sim.requests import RequestLog
 
 __all__ = [
@@ -383,8 +382,6 @@ def _pools(
 
 
 def _percentile(values: np.ndarray[Any, Any], q: float) -> float | None:
-    import numpy as np  # noqa: PLC0415 - see the module docstring
-
     return float(np.percentile(values, q)) if values.size else None
 
 

@@ -249,7 +249,7 @@ def llm_inputs(workloads: int) -> SimulationInputs:
     profile = load_profile_text(
         LLM_PROFILE.format(
             min_nodes=2 * workloads,
-            max_nodes=min(20 * workloads, 1000),  # the profile allows 1,000 nodes a pool
+            max_nodes=20 * workloads,
             workloads="".join(LLM_WORKLOAD.format(name=n) for n in names),
         ),
         "gpuscale.yaml",
