@@ -388,8 +388,6 @@ def _percentile(values: np.ndarray[Any, Any], q: float) -> float | None:
 def _requests(logs: Mapping[str, RequestLog], targets: Mapping[str, float]) -> list[RequestStats]:
     if not logs:
         return []
-    import numpy as np  # noqa: PLC0415 - see the module docstring
-
     from gpuscale.sim.requests import (  # noqa: PLC0415 - see the module docstring
         DROPPED,
         SERVED,
