@@ -29,13 +29,17 @@ after which it is aborted (the client gave up), checked when a step starts.
 
 Pure: the engine holds explicit state, the caller passes the time in and gets
 :class:`Step` records (events) out; nothing reads a clock. :meth:`Engine.run_until` is the
-loop a simulator uses; it advances runs of identical decode-only steps without building
-per-step objects (:meth:`Engine._decode_run`), and ``tests/unit/serving`` proves it lands
-in exactly the state that stepping one by one does.
+loop a simulator uses; it keeps the running decoders in aggregate (one shared decode
+counter, per-request offsets, a heap of finishing steps: :meth:`Engine._batch`) so a step
+costs O(admitted + finished) rather than O(running) and comes back in one aggregated
+:class:`Step` (:meth:`Engine._advance`), and ``tests/unit/serving`` proves it lands in
+exactly the state that stepping one by one does.
 """
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -188,6 +192,7 @@ class _Request:
     __slots__ = (
         "blocks",
         "computed",
+        "ended",
         "first_scheduled",
         "first_token",
         "last_token",
@@ -201,6 +206,7 @@ class _Request:
         self.computed = 0
         self.output = 0
         self.blocks = 0
+        self.ended = False
         self.preemptions = 0
         self.first_scheduled: float | None = None
         self.first_token: float | None = None
@@ -278,6 +284,22 @@ class Engine:
         self._by_id: dict[str, _Request] = {}
         self._deadlines = 0
         """Requests in the engine that carry a deadline (none: no expiry scan)."""
+        self._deadline_heap: list[tuple[float, int, _Request]] = []
+        """(deadline, order added, request); entries of ended requests are skipped."""
+        self._added = 0
+        # the aggregate batch (:meth:`_batch`): valid while ``_batched``
+        self._batched = False
+        self._d = 0
+        """The decode counter shared by the batch (steps taken in aggregate)."""
+        self._decoders = 0
+        """Running requests held in aggregate: the first ``_decoders`` of ``running``."""
+        self._offsets = 0
+        """Sum of the decoders' ``computed - _d``."""
+        self._residues = [0] * config.block_size
+        """Decoders by ``(computed - _d) % block_size``."""
+        self._finishing: list[tuple[int, int, _Request]] = []
+        """Heap of (counter value at the step that finishes it, running order, decoder)."""
+        self._seq = 0
 
     # -- state the metrics read -------------------------------------------------------
 
@@ -300,6 +322,7 @@ class Engine:
 
     def held_blocks(self) -> int:
         """Blocks the requests hold (equals ``usable_blocks - free_blocks`` unless leaking)."""
+        self._unbatch()
         return sum(request.blocks for request in self.running)
 
     # -- requests in ----------------------------------------------------------------
@@ -322,6 +345,8 @@ class Engine:
         self.latest_arrival = max(self.latest_arrival, spec.arrival)
         if spec.deadline is not None:
             self._deadlines += 1
+            heapq.heappush(self._deadline_heap, (spec.deadline, self._added, request))
+            self._added += 1
         self._by_id[spec.id] = request
         self.waiting.append(request)
 
@@ -330,11 +355,29 @@ class Engine:
         request = self._by_id.get(request_id)
         if request is None:
             return None
+        self._unbatch()
         if request in self.running:
             self.running.remove(request)
         else:
             self.waiting.remove(request)
         return self._finish(request, now, "abort")
+
+    def discard(self) -> list[str]:
+        """Forget every request, running then waiting, without results; return their ids.
+
+        For a replica whose process is gone (vLLM v0.11 exits on SIGTERM): nothing runs
+        on this engine again, so the pool is left as it was (its usage gauge reads as at
+        the SIGTERM)."""
+        self._unbatch()
+        ids = [request.spec.id for request in (*self.running, *self.waiting)]
+        for request in (*self.running, *self.waiting):
+            request.ended = True
+            del self._by_id[request.spec.id]
+        self.running.clear()
+        self.waiting.clear()
+        self._deadline_heap.clear()
+        self._deadlines = 0
+        return ids
 
     # -- one step -------------------------------------------------------------------
 
@@ -342,6 +385,7 @@ class Engine:
         """Schedule and run one step starting at ``now``; ``None`` when there is no work."""
         if now < self.free_at:
             raise ValueError(f"a step starts at {now} before the last one ends at {self.free_at}")
+        self._unbatch()
         aborted = self._expire(now)
         if self.idle:
             if aborted:
@@ -488,6 +532,7 @@ class Engine:
     def _finish(self, request: _Request, now: float, reason: str) -> RequestResult:
         self.free_blocks += request.blocks
         request.blocks = 0
+        request.ended = True
         del self._by_id[request.spec.id]
         spec = request.spec
         if spec.deadline is not None:
@@ -530,172 +575,328 @@ class Engine:
         """Run every step that starts before ``until``; return (time free, steps).
 
         The last step may end after ``until``: a request arriving meanwhile waits for it,
-        as it waits for vLLM's ``schedule()`` call. With ``fast`` (the default), runs of
-        decode-only steps in which nothing could change but the token counts come back
-        as one aggregated :class:`Step`; the engine's state is the same either way.
+        as it waits for vLLM's ``schedule()`` call. With ``fast`` (the default), the steps
+        the aggregate batch can take (:meth:`_advance`) come back as one aggregated
+        :class:`Step`, the others one by one; the engine's state is the same either way.
         """
         steps: list[Step] = []
         t = max(now, self.free_at, self.latest_arrival)
         while t < until and not self.idle:
-            run = self._decode_run(t, until) if fast else None
-            step = run if run is not None else self.step(t)
+            if fast and self._batch():
+                run, slow = self._advance(t, until)
+                if run is not None:
+                    steps.append(run)
+                    t = run.end
+                if not slow:
+                    continue
+                self._unbatch()
+            step = self.step(t)
             if step is None:
                 break
             steps.append(step)
             t = step.end
         return t, steps
 
-    def _decode_run(self, now: float, until: float) -> Step | None:
-        """Advance k >= 1 decode-only steps at once, or return ``None`` to step normally.
+    # -- the aggregate batch (run_until's fast path) ----------------------------------
 
-        Eligible when every running request is decoding, they all fit the token budget,
-        and no waiting request can be admitted (none waits, or ``max_num_seqs`` are
-        running). The run carries on through steps that finish requests (the batch
-        shrinks; their blocks return to the pool) as long as nothing could be admitted
-        after them, and stops before the first step that would need more blocks than are
-        free, start at or after ``until`` or a deadline, or follow a finish while requests
-        wait. Each step is the arithmetic :meth:`step` does, in the same order (its
-        duration is :meth:`StepCost.seconds` with no prefill, written out), so times and
-        metrics agree to the last bit.
+    def _batch(self) -> bool:
+        """Hold the running decoders in aggregate (O(running), once after a plain step).
+
+        Possible when every running request but the last is decoding and sampled its
+        last token at the end of the last step (``free_at``), which is how steps leave
+        them unless the budget ran out mid-batch or a request was preempted. The last
+        may be a prefill in progress (chunked prefill leaves at most one, the last).
+        In aggregate, a decoder's ``computed`` and ``output`` are kept *minus* the shared
+        decode counter ``_d`` (both grow by one per step), its ``blocks`` is not kept
+        (it is ``ceil(computed / block_size)``), and the batch keeps the sum of the
+        offsets, their count by residue modulo the block size (who needs a new block at
+        which step) and a heap of the counter values at which each one finishes.
         """
+        if self._batched:
+            return True
         running = self.running
-        n = len(running)
-        config = self.config
-        if n == 0 or n > config.max_num_batched_tokens:
-            return None
-        waiting = bool(self.waiting)
-        if waiting and n < config.max_num_seqs:
-            return None
-        if now < self.free_at:
-            return None
-        block_size = config.block_size
-        residues = [0] * block_size
-        context = 0
-        for request in running:
-            if request.output == 0 or request.computed != request.tokens - 1:
-                return None
+        free_at = self.free_at
+        count = len(running)
+        last = running[-1] if running else None
+        if last is not None and not (
+            last.output > 0 and last.computed == last.tokens - 1 and last.last_token == free_at
+        ):
+            count -= 1
+        d = self._d
+        block_size = self.config.block_size
+        for index in range(count):
+            request = running[index]
+            if (
+                request.output == 0
+                or request.computed != request.tokens - 1
+                or request.last_token != free_at
+            ):
+                return False
+        residues = self._residues
+        heap = self._finishing
+        total = 0
+        for index in range(count):
+            request = running[index]
+            request.computed -= d
+            request.output -= d
+            total += request.computed
             residues[request.computed % block_size] += 1
-            context += request.computed + 1
-        stop = until
-        if self._deadlines:
-            for request in (*running, *self.waiting):
-                deadline = request.spec.deadline
-                if deadline is not None and deadline < stop:
-                    stop = deadline
-        # requests by the step (0-based, within the run) whose token finishes them
-        finishing: dict[int, list[_Request]] = {}
-        for request in running:
-            last = request.spec.output_tokens - request.output - 1
-            finishing.setdefault(last, []).append(request)
+            heap.append((request.spec.output_tokens - 1 - request.output, index, request))
+        heapq.heapify(heap)
+        self._seq = count
+        self._offsets = total
+        self._decoders = count
+        self._batched = True
+        return True
+
+    def _unbatch(self) -> None:
+        """Write every decoder's own counts back (before a plain step reads them)."""
+        if not self._batched:
+            return
+        d = self._d
+        block_size = self.config.block_size
+        free_at = self.free_at
+        for index in range(self._decoders):
+            request = self.running[index]
+            request.computed += d
+            request.output += d
+            request.blocks = -(-request.computed // block_size)
+            request.last_token = free_at
+        self._residues = [0] * block_size
+        self._finishing = []
+        self._offsets = 0
+        self._decoders = 0
+        self._batched = False
+
+    def _next_deadline(self) -> float:
+        """The earliest deadline of a request still in the engine (``inf`` if none)."""
+        heap = self._deadline_heap
+        while heap and heap[0][2].ended:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else math.inf
+
+    def _advance(self, t: float, until: float) -> tuple[Step | None, bool]:
+        """Run the steps from ``t`` the aggregate batch can take; (their Step, slow?).
+
+        Each step is :meth:`step`'s arithmetic on the aggregate: the decoders' block need
+        is the count of offsets on a block boundary, their context tokens ``offsets +
+        n·(d + 1)``, their finishes the heap's top; only the prefill in progress, the
+        admitted requests and the finishing ones are visited, so a step costs
+        O(admitted + finished), and a run of decode-only steps between two finishes
+        costs one pass of float additions (the step durations, in :meth:`step`'s order).
+        ``slow`` asks the caller for a plain :meth:`step` at the returned end: a deadline
+        has passed, a request must be preempted, or the budget runs out inside the batch.
+        """
+        config = self.config
+        block_size = config.block_size
+        budget_full = config.max_num_batched_tokens
+        max_seqs = config.max_num_seqs
         cost = self.cost
-        # StepCost.seconds(0, n, context) term by term: ((base + 0·prefill) + d·n) + c·context
         base = cost.base + cost.prefill_token * 0
         per_seq, per_context = cost.decode_seq, cost.context_token
-        free = self.free_blocks
         detail = self.itl
-        ends: list[float] = []
-        batch: list[int] = []
-        done: list[tuple[_Request, int, float]] = []
+        running, waiting = self.running, self.waiting
+        residues, heap = self._residues, self._finishing
+        d, offsets, n = self._d, self._offsets, self._decoders
+        free = self.free_blocks
+        prev = self.free_at
         busy = self.counts.busy_seconds
-        t = now
-        k = 0
-        total_context = 0
-        generated = 0
-        for last in sorted(finishing):
-            # steps k..last run with the same batch; ``last`` finishes some of it
-            length = last + 1 - k
-            fixed = base + per_seq * n
-            needed = _blocks_needed(residues, k, last + 1, block_size)
-            if needed <= free:
-                # blocks suffice for the whole segment: only the clock can stop it
-                steps = 0
-                while steps < length and t < stop:
-                    end = t + (fixed + per_context * context)
-                    busy += end - t
-                    if detail:
-                        ends.append(end)
-                        batch.append(n)
-                    context += n
-                    t = end
-                    steps += 1
-                free -= (
-                    needed
-                    if steps == length
-                    else _blocks_needed(residues, k, k + steps, block_size)
-                )
-            else:
-                steps = 0
-                while steps < length and t < stop:
-                    new_blocks = residues[(-(k + steps)) % block_size]
-                    if new_blocks > free:
-                        break
-                    end = t + (fixed + per_context * context)
-                    busy += end - t
-                    free -= new_blocks
-                    if detail:
-                        ends.append(end)
-                        batch.append(n)
-                    context += n
-                    t = end
-                    steps += 1
-            # context summed over the segment's steps, exactly (integers)
-            total_context += steps * (context - steps * n) + n * steps * (steps - 1) // 2
-            generated += n * steps
-            k += steps
-            if steps < length:
-                break
-            for request in finishing[last]:
-                computed = request.computed + k
-                free += -(-computed // block_size)
-                residues[request.computed % block_size] -= 1
-                context -= computed + 1
-                n -= 1
-                done.append((request, k, t))
-            if waiting:
-                break
-        if k == 0:
-            return None
+        start = t
+        k = prefill_sum = decode_sum = context_sum = generated = prompt_counted = 0
+        first: list[float] = []
         itl: list[tuple[float, int]] = []
-        if detail:
-            first: dict[float, int] = {}
-            for request in running:
-                assert request.last_token is not None
-                gap = ends[0] - request.last_token
-                first[gap] = first.get(gap, 0) + 1
-            itl = list(first.items())
-            itl.extend((ends[j] - ends[j - 1], batch[j]) for j in range(1, k))
         finished: list[RequestResult] = []
-        if done:
-            gone = {id(request) for request, _steps, _end in done}
-            self.running = [request for request in running if id(request) not in gone]
-            for request, steps, end in done:
-                request.computed += steps
-                request.output += steps
+        admitted: list[str] = []
+        stop = min(until, self._next_deadline()) if self._deadlines else until
+        slow = False
+        while t < until and (running or waiting):
+            if t >= stop:
+                slow = True
+                break
+            partial = running[-1] if len(running) > n else None
+            if n > budget_full or (n == budget_full and partial is not None):
+                slow = True
+                break
+            need = residues[-d % block_size]
+            if need > free:
+                slow = True
+                break
+            if (
+                partial is None
+                and n
+                and (not waiting or len(running) >= max_seqs)
+                and heap[0][0] > d
+            ):
+                # decode-only steps up to the next finish: only blocks and the clock stop them
+                length = heap[0][0] - d
+                fixed = base + per_seq * n
+                context = offsets + n * (d + 1)
+                needed = _blocks_needed(residues, d, d + length, block_size)
+                steps = 0
+                if needed <= free:
+                    while steps < length and t < stop:
+                        end = t + (fixed + per_context * context)
+                        busy += end - t
+                        if detail:
+                            itl.append((end - prev, n))
+                        prev = t = end
+                        context += n
+                        steps += 1
+                    free -= (
+                        needed
+                        if steps == length
+                        else _blocks_needed(residues, d, d + steps, block_size)
+                    )
+                else:
+                    while steps < length and t < stop:
+                        need = residues[-(d + steps) % block_size]
+                        if need > free:
+                            break
+                        end = t + (fixed + per_context * context)
+                        busy += end - t
+                        free -= need
+                        if detail:
+                            itl.append((end - prev, n))
+                        prev = t = end
+                        context += n
+                        steps += 1
+                context_sum += steps * (context - steps * n) + n * steps * (steps - 1) // 2
+                decode_sum += n * steps
+                generated += n * steps
+                k += steps
+                d += steps
+                if steps < length and t < stop and t < until:
+                    slow = True  # out of blocks: the next step preempts
+                    break
+                continue
+            # one step that admits, prefills or finishes
+            free -= need
+            budget = budget_full - n
+            scheduled: list[tuple[_Request, int]] = []
+            if partial is not None:
+                new = min(partial.spec.prompt_tokens + partial.output - partial.computed, budget)
+                extra = -(-(partial.computed + new) // block_size) - partial.blocks
+                if extra > free:
+                    free += need
+                    slow = True  # the prefill in progress preempts
+                    break
+                free -= extra
+                partial.blocks += extra
+                scheduled.append((partial, new))
+                budget -= new
+            while waiting and budget > 0 and len(running) < max_seqs:
+                request = waiting[0]
+                new = min(request.tokens, budget)
+                extra = -(-new // block_size)
+                if extra > free:
+                    break
+                waiting.popleft()
+                free -= extra
+                request.blocks = extra
+                running.append(request)
+                scheduled.append((request, new))
+                budget -= new
+                if request.first_scheduled is None:
+                    request.first_scheduled = t
+                    admitted.append(request.spec.id)
+            prefill = 0
+            decode = n
+            context = offsets + n * (d + 1)
+            for request, new in scheduled:
+                reached = request.computed + new
+                if (
+                    new == 1
+                    and request.output > 0
+                    and reached == request.spec.prompt_tokens + request.output
+                ):
+                    decode += 1
+                else:
+                    prefill += new
+                context += reached
+            end = t + cost.seconds(prefill, decode, context)
+            busy += end - t
+            k += 1
+            prefill_sum += prefill
+            decode_sum += decode
+            context_sum += context
+            gaps: dict[float, int] = {end - prev: n} if detail and n else {}
+            generated += n
+            after = d + 1
+            while heap and heap[0][0] == d:
+                _, _, request = heapq.heappop(heap)
+                offset = request.computed
+                offsets -= offset
+                residues[offset % block_size] -= 1
+                n -= 1
+                request.computed = offset + after
+                request.output += after
                 request.last_token = end
+                free += -(-request.computed // block_size)
+                request.blocks = 0
+                running.remove(request)
                 spec = request.spec
                 reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
-                request.blocks = 0  # already back in ``free`` (the run needed them)
                 finished.append(self._finish(request, end, reason))
-        for request in self.running:
-            request.computed += k
-            request.output += k
-            request.blocks = -(-request.computed // block_size)
-            request.last_token = t
+            for request, new in scheduled:
+                request.computed += new
+                spec = request.spec
+                if request.computed < spec.prompt_tokens + request.output:
+                    continue
+                request.output += 1
+                generated += 1
+                if request.first_token is None:
+                    request.first_token = end
+                    first.append(end - spec.arrival)
+                    prompt_counted += spec.prompt_tokens
+                elif detail:
+                    assert request.last_token is not None
+                    gap = end - request.last_token
+                    gaps[gap] = gaps.get(gap, 0) + 1
+                request.last_token = end
+                if request.output >= spec.output_tokens:
+                    free += request.blocks
+                    request.blocks = 0
+                    running.remove(request)
+                    reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
+                    finished.append(self._finish(request, end, reason))
+                    continue
+                # a decoder from now on: into the aggregate
+                request.computed -= after
+                request.output -= after
+                offsets += request.computed
+                residues[request.computed % block_size] += 1
+                n += 1
+                heapq.heappush(
+                    heap, (spec.output_tokens - 1 - request.output, self._seq, request)
+                )
+                self._seq += 1
+            itl.extend(gaps.items())
+            d = after
+            prev = t = end
+        self._d, self._offsets, self._decoders = d, offsets, n
         self.free_blocks = free
+        self.counts.busy_seconds = busy
+        if k == 0:
+            return None, slow
         self.free_at = t
         self.counts.steps += k
         self.counts.generated += generated
-        self.counts.busy_seconds = busy
-        return Step(
-            now,
-            t,
-            k,
-            0,
-            generated,
-            total_context,
-            generated=generated,
-            itl=tuple(itl),
-            finished=tuple(finished),
+        return (
+            Step(
+                start,
+                t,
+                k,
+                prefill_sum,
+                decode_sum,
+                context_sum,
+                generated=generated,
+                first_tokens=tuple(first),
+                itl=tuple(itl),
+                prompt_tokens_counted=prompt_counted,
+                finished=tuple(finished),
+                admitted=tuple(admitted),
+            ),
+            slow,
         )
 
 

@@ -345,7 +345,12 @@ class EngineRouter:
         engine.counts.results.clear()  # the log holds them; the engine need not
         last = steps[-1]
         if last.end > until and last.finished:
-            server.tail = (last.end, [int(r.id) for r in last.finished if not r.timed_out])
+            # an aggregated Step also holds finishes of its earlier steps (answered by
+            # ``until``); only those at its end, after ``until``, are still on their way
+            server.tail = (
+                last.end,
+                [int(r.id) for r in last.finished if not r.timed_out and r.finished > until],
+            )
 
     def _account(self, steps: Sequence[Step]) -> None:
         latencies, ttft, itl, queued = self.latencies, self.ttft, self.itl, self.queue_time
@@ -405,10 +410,8 @@ class EngineRouter:
         if end > now:
             for index in answered:
                 self._drop(index, now)
-        for request in (*engine.running, *engine.waiting):
-            self._drop(int(request.spec.id), now)
-        engine.running.clear()
-        engine.waiting.clear()
+        for request_id in engine.discard():
+            self._drop(int(request_id), now)
 
     def _drop(self, index: int, now: float) -> None:
         """Request ``index`` fails at ``now``: its answer never reaches the client."""
