@@ -694,6 +694,7 @@ class Engine:
         cost = self.cost
         base = cost.base + cost.prefill_token * 0
         per_seq, per_context = cost.decode_seq, cost.context_token
+        cost_base, per_prefill = cost.base, cost.prefill_token
         detail = self.itl
         running, waiting = self.running, self.waiting
         residues, heap = self._residues, self._finishing
@@ -731,22 +732,40 @@ class Engine:
                 length = heap[0][0] - d
                 fixed = base + per_seq * n
                 context = offsets + n * (d + 1)
-                needed = _blocks_needed(residues, d, d + length, block_size)
+                # at most one new block per decoder every block_size steps: when even that
+                # fits, count the blocks exactly only for the steps actually run
+                enough = n * -(-length // block_size) <= free or (
+                    _blocks_needed(residues, d, d + length, block_size) <= free
+                )
                 steps = 0
-                if needed <= free:
-                    while steps < length and t < stop:
+                if enough:
+                    if prev != t and t < stop:  # the first step follows an earlier end
                         end = t + (fixed + per_context * context)
                         busy += end - t
                         if detail:
                             itl.append((end - prev, n))
                         prev = t = end
                         context += n
-                        steps += 1
-                    free -= (
-                        needed
-                        if steps == length
-                        else _blocks_needed(residues, d, d + steps, block_size)
-                    )
+                        steps = 1
+                    if detail:
+                        append = itl.append
+                        while steps < length and t < stop:
+                            end = t + (fixed + per_context * context)
+                            span = end - t
+                            busy += span
+                            append((span, n))
+                            t = end
+                            context += n
+                            steps += 1
+                    else:
+                        while steps < length and t < stop:
+                            end = t + (fixed + per_context * context)
+                            busy += end - t
+                            t = end
+                            context += n
+                            steps += 1
+                    prev = t
+                    free -= _blocks_needed(residues, d, d + steps, block_size)
                 else:
                     while steps < length and t < stop:
                         need = residues[-(d + steps) % block_size]
@@ -813,7 +832,10 @@ class Engine:
                 else:
                     prefill += new
                 context += reached
-            end = t + cost.seconds(prefill, decode, context)
+            # StepCost.seconds written out, the same terms in the same order
+            end = t + (
+                cost_base + per_prefill * prefill + per_seq * decode + per_context * context
+            )
             busy += end - t
             k += 1
             prefill_sum += prefill
