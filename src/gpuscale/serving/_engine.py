@@ -716,6 +716,8 @@ class Engine:
                 break
             partial = running[-1] if len(running) > n else None
             if n > budget_full or (n == budget_full and partial is not None):
+                # a guard: the budget would run out inside the batch. Admission keeps the
+                # running requests within the budget, so plain steps never leave this
                 slow = True
                 break
             need = residues[-d % block_size]
