@@ -274,6 +274,8 @@ class Engine:
         a caller that reads no ITL histogram passes ``False`` and gets ``()``, which spares
         a list entry per step of a run. Per-request timings are kept either way."""
         self.waiting: deque[_Request] = deque()
+        self.pending: deque[_Request] = deque()
+        """Requests given by :meth:`arrive` whose arrival no step has reached yet."""
         self.running: list[_Request] = []
         self.free_blocks = config.usable_blocks
         self.free_at = float("-inf")
@@ -309,7 +311,7 @@ class Engine:
 
     @property
     def num_waiting(self) -> int:
-        return len(self.waiting)
+        return len(self.waiting) + len(self.pending)
 
     @property
     def kv_cache_usage(self) -> float:
@@ -318,7 +320,7 @@ class Engine:
 
     @property
     def idle(self) -> bool:
-        return not self.running and not self.waiting
+        return not self.running and not self.waiting and not self.pending
 
     def held_blocks(self) -> int:
         """Blocks the requests hold (equals ``usable_blocks - free_blocks`` unless leaking)."""
@@ -333,6 +335,23 @@ class Engine:
         A request whose prompt and output can never fit the cache is refused here
         (vLLM refuses prompts longer than ``max_model_len`` at the API server).
         """
+        self.waiting.append(self._admit(spec))
+        self.latest_arrival = max(self.latest_arrival, spec.arrival)
+
+    def arrive(self, spec: RequestSpec) -> None:
+        """Queue a request that arrives at ``spec.arrival``, which may be later than the
+        engine has run to: it joins the waiting queue at the first step that starts at or
+        after its arrival, exactly as if :meth:`run_until` had been run to its arrival and
+        :meth:`add` called then. Arrivals must come in order. This lets a simulator hand
+        over every arrival at once and run the engine only when something reads it.
+        """
+        pending = self.pending
+        if pending and spec.arrival < pending[-1].spec.arrival:
+            raise ValueError(f"request {spec.id} arrives before {pending[-1].spec.id}")
+        pending.append(self._admit(spec))
+
+    def _admit(self, spec: RequestSpec) -> _Request:
+        """A new request's state, once it is known to fit (vLLM's ``max_model_len``)."""
         if spec.id in self._by_id:
             raise ValueError(f"request {spec.id} is already in the engine")
         need = -(-(spec.prompt_tokens + spec.output_tokens) // self.config.block_size)
@@ -342,13 +361,18 @@ class Engine:
                 f"{need} KV blocks, the cache has {self.config.usable_blocks}"
             )
         request = _Request(spec)
-        self.latest_arrival = max(self.latest_arrival, spec.arrival)
         if spec.deadline is not None:
             self._deadlines += 1
             heapq.heappush(self._deadline_heap, (spec.deadline, self._added, request))
             self._added += 1
         self._by_id[spec.id] = request
-        self.waiting.append(request)
+        return request
+
+    def _arrive(self, now: float) -> None:
+        """Move the pending requests that have arrived by ``now`` to the waiting queue."""
+        pending, waiting = self.pending, self.waiting
+        while pending and pending[0].spec.arrival <= now:
+            waiting.append(pending.popleft())
 
     def abort(self, request_id: str, now: float) -> RequestResult | None:
         """Drop a request (the client went away); its blocks return to the pool."""
@@ -358,8 +382,10 @@ class Engine:
         self._unbatch()
         if request in self.running:
             self.running.remove(request)
-        else:
+        elif request in self.waiting:
             self.waiting.remove(request)
+        else:
+            self.pending.remove(request)
         return self._finish(request, now, "abort")
 
     def discard(self) -> list[str]:
@@ -369,12 +395,14 @@ class Engine:
         on this engine again, so the pool is left as it was (its usage gauge reads as at
         the SIGTERM)."""
         self._unbatch()
-        ids = [request.spec.id for request in (*self.running, *self.waiting)]
-        for request in (*self.running, *self.waiting):
+        every = (*self.running, *self.waiting, *self.pending)
+        ids = [request.spec.id for request in every]
+        for request in every:
             request.ended = True
             del self._by_id[request.spec.id]
         self.running.clear()
         self.waiting.clear()
+        self.pending.clear()
         self._deadline_heap.clear()
         self._deadlines = 0
         return ids
@@ -386,8 +414,9 @@ class Engine:
         if now < self.free_at:
             raise ValueError(f"a step starts at {now} before the last one ends at {self.free_at}")
         self._unbatch()
+        self._arrive(now)
         aborted = self._expire(now)
-        if self.idle:
+        if not self.running and not self.waiting:
             if aborted:
                 return Step(now, now, 0, 0, 0, 0, finished=tuple(aborted))
             return None
@@ -581,7 +610,12 @@ class Engine:
         """
         steps: list[Step] = []
         t = max(now, self.free_at, self.latest_arrival)
-        while t < until and not self.idle:
+        pending = self.pending
+        while t < until:
+            if not self.running and not self.waiting:
+                if not pending or pending[0].spec.arrival >= until:
+                    break
+                t = max(t, pending[0].spec.arrival)  # idle until the next arrival
             if fast and self._batch():
                 run, slow = self._advance(t, until)
                 if run is not None:
@@ -595,6 +629,7 @@ class Engine:
                 break
             steps.append(step)
             t = step.end
+        self._arrive(until)
         return t, steps
 
     # -- the aggregate batch (run_until's fast path) ----------------------------------
@@ -710,7 +745,15 @@ class Engine:
         admitted: list[str] = []
         stop = min(until, self._next_deadline()) if self._deadlines else until
         slow = False
-        while t < until and (running or waiting):
+        pending = self.pending
+        horizon = stop
+        while t < until:
+            if pending:
+                if pending[0].spec.arrival <= t:
+                    self._arrive(t)
+                horizon = min(stop, pending[0].spec.arrival) if pending else stop
+            if not running and not waiting:
+                break
             if t >= stop:
                 slow = True
                 break
@@ -741,7 +784,7 @@ class Engine:
                 )
                 steps = 0
                 if enough:
-                    if prev != t and t < stop:  # the first step follows an earlier end
+                    if prev != t and t < horizon:  # the first step follows an earlier end
                         end = t + (fixed + per_context * context)
                         busy += end - t
                         if detail:
@@ -751,7 +794,7 @@ class Engine:
                         steps = 1
                     if detail:
                         append = itl.append
-                        while steps < length and t < stop:
+                        while steps < length and t < horizon:
                             end = t + (fixed + per_context * context)
                             span = end - t
                             busy += span
@@ -760,7 +803,7 @@ class Engine:
                             context += n
                             steps += 1
                     else:
-                        while steps < length and t < stop:
+                        while steps < length and t < horizon:
                             end = t + (fixed + per_context * context)
                             busy += end - t
                             t = end
@@ -769,7 +812,7 @@ class Engine:
                     prev = t
                     free -= _blocks_needed(residues, d, d + steps, block_size)
                 else:
-                    while steps < length and t < stop:
+                    while steps < length and t < horizon:
                         need = residues[-(d + steps) % block_size]
                         if need > free:
                             break
@@ -786,7 +829,7 @@ class Engine:
                 generated += n * steps
                 k += steps
                 d += steps
-                if steps < length and t < stop and t < until:
+                if steps < length and t < horizon and t < until:
                     slow = True  # out of blocks: the next step preempts
                     break
                 continue
@@ -835,9 +878,7 @@ class Engine:
                     prefill += new
                 context += reached
             # StepCost.seconds written out, the same terms in the same order
-            end = t + (
-                cost_base + per_prefill * prefill + per_seq * decode + per_context * context
-            )
+            end = t + (cost_base + per_prefill * prefill + per_seq * decode + per_context * context)
             busy += end - t
             k += 1
             prefill_sum += prefill
@@ -890,9 +931,7 @@ class Engine:
                 offsets += request.computed
                 residues[request.computed % block_size] += 1
                 n += 1
-                heapq.heappush(
-                    heap, (spec.output_tokens - 1 - request.output, self._seq, request)
-                )
+                heapq.heappush(heap, (spec.output_tokens - 1 - request.output, self._seq, request))
                 self._seq += 1
             itl.extend(gaps.items())
             d = after

@@ -319,7 +319,6 @@ class EngineRouter:
         if now >= server.stopped_at or now >= server.gone_at:
             self.exceptions[index] = DROPPED
             return
-        self._run(server, now)
         spec = RequestSpec(
             str(index),
             now,
@@ -328,7 +327,7 @@ class EngineRouter:
             deadline=self.arrivals[index] + self.capacity.timeout_s,
         )
         try:
-            server.engine.add(spec)
+            server.engine.arrive(spec)  # the engine runs to it when next read
         except ValueError:  # longer than the KV cache: vLLM refuses it (max_model_len)
             self.exceptions[index] = DROPPED
 
@@ -440,7 +439,7 @@ class EngineRouter:
 
         for server in servers:
             engine = server.engine
-            for request in (*engine.running, *engine.waiting):
+            for request in (*engine.running, *engine.waiting, *engine.pending):
                 index = int(request.spec.id)
                 self._drop(index, t)
                 self.exceptions[index] = unfinished(index)

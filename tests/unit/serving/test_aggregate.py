@@ -82,7 +82,8 @@ def drive(cfg: EngineConfig, stream, *, fast: bool, itl: bool = True):  # type: 
     for step in steps:
         metrics.record(step)
     assert engine.idle
-    assert engine.held_blocks() == 0 and engine.free_blocks == cfg.usable_blocks
+    assert engine.held_blocks() == 0
+    assert engine.free_blocks == cfg.usable_blocks
     return states, list(engine.counts.results), asdict(metrics), (engine, calls)
 
 
@@ -95,7 +96,7 @@ def drive(cfg: EngineConfig, stream, *, fast: bool, itl: bool = True):  # type: 
     block_size=st.sampled_from([4, 16]),
     itl=st.booleans(),
 )
-def test_aggregate_engine_equals_stepping_one_by_one(
+def test_aggregate_engine_equals_stepping_one_by_one(  # noqa: PLR0917 (hypothesis)
     stream, blocks, seqs, budget, block_size, itl
 ) -> None:
     cfg = EngineConfig(
@@ -123,8 +124,68 @@ def test_the_streams_reach_preemption_aborts_and_long_runs() -> None:
     stream.append((0.02, 10, 5, None, 11, 0.0))
     slow_states, slow, _, (slow_engine, slow_calls) = drive(cfg, stream, fast=False)
     fast_states, fast, _, (fast_engine, fast_calls) = drive(cfg, stream, fast=True)
-    assert fast == slow and fast_states == slow_states
+    assert fast == slow
+    assert fast_states == slow_states
     assert slow_engine.counts.preemptions > 0
     assert sum(result.finish_reason == "abort" for result in slow) >= 2  # deadline and client
     assert fast_engine.counts.steps == slow_engine.counts.steps == slow_calls > 100
     assert fast_calls < slow_calls / 3
+
+
+def drive_arrivals(cfg: EngineConfig, stream, *, itl: bool = True):  # type: ignore[no-untyped-def]
+    """The simulator's way: every arrival handed over with :meth:`Engine.arrive` without
+    running the engine, which runs only when something needs it (here: a client abort)."""
+    engine = Engine(cfg, COST, itl=itl)
+    metrics = ServingMetrics("m")
+    t = float("-inf")
+    now = 0.0
+    for index, (gap, prompt, output, timeout, abort, _lag) in enumerate(stream):
+        now += gap
+        if abort is not None and abort < index:
+            _, steps = engine.run_until(t, now)
+            for step in steps:
+                metrics.record(step)
+            t = now
+        if -(-(prompt + output) // cfg.block_size) <= cfg.usable_blocks:
+            engine.arrive(
+                RequestSpec(
+                    f"r{index}",
+                    now,
+                    prompt,
+                    output,
+                    max_tokens=output if index % 3 == 0 else None,
+                    deadline=None if timeout is None else now + timeout,
+                )
+            )
+        if abort is not None and abort < index:
+            engine.abort(f"r{abort}", now)
+    _, steps = engine.run_until(t, float("inf"))
+    for step in steps:
+        metrics.record(step)
+    assert engine.idle
+    assert engine.free_blocks == cfg.usable_blocks
+    return list(engine.counts.results), asdict(metrics), engine
+
+
+@SETTINGS
+@given(
+    stream=events,
+    blocks=st.integers(min_value=8, max_value=120),
+    seqs=st.integers(min_value=1, max_value=12),
+    budget=st.one_of(st.integers(min_value=1, max_value=40), st.integers(41, 400)),
+    itl=st.booleans(),
+)
+def test_arrivals_handed_over_at_once_equal_adding_each_in_time(
+    stream, blocks, seqs, budget, itl
+) -> None:
+    cfg = EngineConfig(
+        num_gpu_blocks=blocks, max_num_seqs=seqs, max_num_batched_tokens=budget, block_size=4
+    )
+    stream = [(*event[:5], 0.0) for event in stream]
+    _, slow, slow_metrics, (slow_engine, _) = drive(cfg, stream, fast=False, itl=itl)
+    fast, fast_metrics, fast_engine = drive_arrivals(cfg, stream, itl=itl)
+    assert fast == slow
+    assert fast_metrics == slow_metrics
+    assert fast_engine.counts.steps == slow_engine.counts.steps
+    assert fast_engine.counts.busy_seconds == slow_engine.counts.busy_seconds
+    assert fast_engine.free_at == slow_engine.free_at
