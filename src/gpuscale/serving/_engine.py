@@ -780,7 +780,7 @@ class Engine:
                 # at most one new block per decoder every block_size steps: when even that
                 # fits, count the blocks exactly only for the steps actually run
                 enough = n * -(-length // block_size) <= free or (
-                    _blocks_needed(residues, d, d + length, block_size) <= free
+                    _blocks_needed(residues, d, d + length, block_size, n) <= free
                 )
                 steps = 0
                 if enough:
@@ -810,7 +810,7 @@ class Engine:
                             context += n
                             steps += 1
                     prev = t
-                    free -= _blocks_needed(residues, d, d + steps, block_size)
+                    free -= _blocks_needed(residues, d, d + steps, block_size, n)
                 else:
                     while steps < length and t < horizon:
                         need = residues[-(d + steps) % block_size]
@@ -963,17 +963,24 @@ class Engine:
         )
 
 
-def _blocks_needed(residues: list[int], first: int, stop: int, block_size: int) -> int:
-    """New KV blocks decode steps ``first``..``stop - 1`` of a run take: a request whose
-    computed tokens were ``c`` at the run's start (``residues[c % block_size]`` counts
-    them) needs one at step ``j`` when ``c + j`` is a multiple of the block size."""
-    if stop <= first:
+def _blocks_needed(residues: list[int], first: int, stop: int, block_size: int, n: int) -> int:
+    """New KV blocks decode steps ``first``..``stop - 1`` take: a decoder whose offset is
+    ``c`` (``residues[c % block_size]`` counts them; ``n`` in all) needs one at step ``j``
+    when ``c + j`` is a multiple of the block size. Every ``block_size`` steps each needs
+    one; the rest are the residues ``-j % block_size`` of the remaining steps, a run of
+    consecutive indices going down (two slices when it wraps)."""
+    steps = stop - first
+    if steps <= 0:
         return 0
-    total = 0
-    for residue, count in enumerate(residues):
-        if count:
-            m = -residue % block_size  # steps j with j % block_size == m
-            total += count * ((stop - 1 - m) // block_size - (first - 1 - m) // block_size)
+    full, rest = divmod(steps, block_size)
+    total = full * n
+    if rest:
+        top = -first % block_size  # the first remaining step's residue; then top - 1, ...
+        low = top - rest + 1
+        if low >= 0:
+            total += sum(residues[low : top + 1])
+        else:
+            total += sum(residues[: top + 1]) + sum(residues[block_size + low :])
     return total
 
 
