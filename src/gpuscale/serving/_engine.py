@@ -30,19 +30,29 @@ after which it is aborted (the client gave up), checked when a step starts.
 Pure: the engine holds explicit state, the caller passes the time in and gets
 :class:`Step` records (events) out; nothing reads a clock. :meth:`Engine.run_until` is the
 loop a simulator uses; it keeps the running decoders in aggregate (one shared decode
-counter, per-request offsets, a heap of finishing steps: :meth:`Engine._batch`) so a step
-costs O(admitted + finished) rather than O(running) and comes back in one aggregated
-:class:`Step` (:meth:`Engine._advance`), and ``tests/unit/serving`` proves it lands in
-exactly the state that stepping one by one does.
+counter, per-request offsets, a heap of finishing steps; :mod:`gpuscale.serving._batch`)
+so a step costs O(admitted + finished) rather than O(running), and many steps come back
+in one aggregated :class:`Step`; ``tests/unit/serving`` proves it lands in exactly the
+state that stepping one by one does. The records (settings, requests, steps) are in
+:mod:`gpuscale.serving._records`.
 """
 
 from __future__ import annotations
 
 import heapq
-import math
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from gpuscale.serving import _batch
+from gpuscale.serving._records import (
+    EngineConfig,
+    RequestResult,
+    RequestSpec,
+    Step,
+    StepCost,
+    _Counts,
+    _Request,
+)
 
 __all__ = [
     "Engine",
@@ -53,209 +63,6 @@ __all__ = [
     "StepCost",
     "replay",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class EngineConfig:
-    """The engine settings of one replica (vLLM's flags of the same names)."""
-
-    num_gpu_blocks: int
-    """KV-cache blocks in the pool, vLLM's null block included (``--num-gpu-blocks-override``
-    or what the memory profile left after weights)."""
-    max_num_seqs: int = 256
-    """Most requests running at once (``--max-num-seqs``; vLLM's default 256 on GPUs)."""
-    max_num_batched_tokens: int = 2048
-    """Token budget of one step (``--max-num-batched-tokens``; vLLM sizes the default by
-    GPU and usage context, 2048 for the OpenAI server on most GPUs)."""
-    block_size: int = 16
-    """Tokens per KV block (``--block-size``, 16 by default on CUDA and ROCm)."""
-
-    def __post_init__(self) -> None:
-        for name in ("num_gpu_blocks", "max_num_seqs", "max_num_batched_tokens", "block_size"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, not {value!r}")
-        if self.num_gpu_blocks < 2:
-            raise ValueError("num_gpu_blocks must be >= 2 (one is vLLM's null block)")
-
-    @property
-    def usable_blocks(self) -> int:
-        """Blocks requests can hold: the pool minus the null block."""
-        return self.num_gpu_blocks - 1
-
-
-@dataclass(frozen=True, slots=True)
-class StepCost:
-    """Seconds one engine step takes, as a linear function of its work.
-
-    ``base + prefill_token * prefill tokens + decode_seq * decoding sequences +
-    context_token * context tokens``, where context tokens are every scheduled request's
-    tokens in the KV cache after the step (what attention reads). The decode-bound part
-    (``base``) is reading the weights once; ``context_token`` reading the KV cache.
-    """
-
-    base: float
-    """Seconds of a step whatever its size (weights read once, launch overhead)."""
-    prefill_token: float
-    """Seconds per prompt token computed (compute-bound matmuls)."""
-    decode_seq: float
-    """Seconds per decoding sequence (sampling, per-sequence kernels)."""
-    context_token: float
-    """Seconds per token of context attended (KV-cache reads)."""
-
-    def __post_init__(self) -> None:
-        for name in ("base", "prefill_token", "decode_seq", "context_token"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
-                raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
-        if self.base <= 0 and self.prefill_token <= 0 and self.decode_seq <= 0:
-            raise ValueError("a step must take time: set base, prefill_token or decode_seq > 0")
-
-    def seconds(self, prefill_tokens: int, decode_seqs: int, context_tokens: int) -> float:
-        """Duration of a step with this work (one expression, so every path agrees)."""
-        return (
-            self.base
-            + self.prefill_token * prefill_tokens
-            + self.decode_seq * decode_seqs
-            + self.context_token * context_tokens
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class RequestSpec:
-    """One request as it reaches the engine."""
-
-    id: str
-    arrival: float
-    """Seconds (the caller's clock) at which it entered the waiting queue."""
-    prompt_tokens: int
-    output_tokens: int
-    """Tokens it generates before it stops (``max_tokens`` when it runs to the limit)."""
-    max_tokens: int | None = None
-    """The request's ``max_tokens``; when equal to ``output_tokens`` it ends in ``length``."""
-    deadline: float | None = None
-    """Absolute time after which it is aborted if unfinished (a client timeout)."""
-
-    def __post_init__(self) -> None:
-        if self.prompt_tokens < 1:
-            raise ValueError(f"request {self.id}: prompt_tokens must be >= 1")
-        if self.output_tokens < 1:
-            raise ValueError(f"request {self.id}: output_tokens must be >= 1")
-
-
-@dataclass(frozen=True, slots=True)
-class RequestResult:
-    """How one request ended: vLLM's per-request timings (``vllm/v1/metrics/stats.py``)."""
-
-    id: str
-    arrival: float
-    finished: float
-    finish_reason: str
-    """``stop``, ``length`` or ``abort`` (vLLM's ``FinishReason`` strings)."""
-    prompt_tokens: int
-    output_tokens: int
-    """Tokens generated (fewer than asked when aborted)."""
-    first_scheduled: float | None
-    first_token: float | None
-    preemptions: int
-
-    @property
-    def timed_out(self) -> bool:
-        return self.finish_reason == "abort"
-
-    @property
-    def queue_time(self) -> float | None:
-        """Arrival to first scheduled (``vllm:request_queue_time_seconds``)."""
-        return None if self.first_scheduled is None else self.first_scheduled - self.arrival
-
-    @property
-    def ttft(self) -> float | None:
-        """Arrival to first token (``vllm:time_to_first_token_seconds``)."""
-        return None if self.first_token is None else self.first_token - self.arrival
-
-    @property
-    def e2e(self) -> float:
-        """Arrival to finish (``vllm:e2e_request_latency_seconds``)."""
-        return self.finished - self.arrival
-
-    @property
-    def mean_itl(self) -> float | None:
-        """Mean time between tokens after the first (vLLM's per-request TPOT)."""
-        if self.first_token is None or self.output_tokens < 2:
-            return None
-        return (self.finished - self.first_token) / (self.output_tokens - 1)
-
-
-class _Request:
-    """A request's mutable state inside the engine (vLLM's ``Request``)."""
-
-    __slots__ = (
-        "blocks",
-        "computed",
-        "ended",
-        "first_scheduled",
-        "first_token",
-        "last_token",
-        "output",
-        "preemptions",
-        "spec",
-    )
-
-    def __init__(self, spec: RequestSpec) -> None:
-        self.spec = spec
-        self.computed = 0
-        self.output = 0
-        self.blocks = 0
-        self.ended = False
-        self.preemptions = 0
-        self.first_scheduled: float | None = None
-        self.first_token: float | None = None
-        self.last_token: float | None = None
-
-    @property
-    def tokens(self) -> int:
-        return self.spec.prompt_tokens + self.output
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """What one engine step (or a run of identical decode steps) did."""
-
-    start: float
-    end: float
-    steps: int
-    """Engine steps covered: 1, or more for an aggregated run of decode-only steps."""
-    prefill_tokens: int
-    decode_seqs: int
-    """Decoding sequences, summed over the steps covered (per step for a single one)."""
-    context_tokens: int
-    """Context tokens attended, summed over the steps covered."""
-    tokens: tuple[tuple[str, int], ...] = ()
-    """(request id, tokens generated so far) for every token sampled at ``end`` (single
-    steps only: an aggregated run reports ``generated`` and ``itl`` instead)."""
-    generated: int = 0
-    """Tokens sampled in total."""
-    first_tokens: tuple[float, ...] = ()
-    """TTFT of each request that got its first token."""
-    itl: tuple[tuple[float, int], ...] = ()
-    """(inter-token interval, how many tokens had it) for tokens after a request's first."""
-    prompt_tokens_counted: int = 0
-    """Prompt tokens of requests that got their first token (``vllm:prompt_tokens``)."""
-    finished: tuple[RequestResult, ...] = ()
-    preempted: tuple[str, ...] = ()
-    admitted: tuple[str, ...] = ()
-    """Requests scheduled for the first time (their queue time ends at ``start``)."""
-
-
-@dataclass(slots=True)
-class _Counts:
-    """Totals since the engine started, for tests and the metrics."""
-
-    steps: int = 0
-    preemptions: int = 0
-    generated: int = 0
-    busy_seconds: float = 0.0
-    results: list[RequestResult] = field(default_factory=list)
 
 
 class Engine:
@@ -289,7 +96,7 @@ class Engine:
         self._deadline_heap: list[tuple[float, int, _Request]] = []
         """(deadline, order added, request); entries of ended requests are skipped."""
         self._added = 0
-        # the aggregate batch (:meth:`_batch`): valid while ``_batched``
+        # the aggregate batch (:func:`gpuscale.serving._batch.enter`): valid while ``_batched``
         self._batched = False
         self._d = 0
         """The decode counter shared by the batch (steps taken in aggregate)."""
@@ -324,7 +131,7 @@ class Engine:
 
     def held_blocks(self) -> int:
         """Blocks the requests hold (equals ``usable_blocks - free_blocks`` unless leaking)."""
-        self._unbatch()
+        _batch.leave(self)
         return sum(request.blocks for request in self.running)
 
     # -- requests in ----------------------------------------------------------------
@@ -379,7 +186,7 @@ class Engine:
         request = self._by_id.get(request_id)
         if request is None:
             return None
-        self._unbatch()
+        _batch.leave(self)
         if request in self.running:
             self.running.remove(request)
         elif request in self.waiting:
@@ -394,7 +201,7 @@ class Engine:
         For a replica whose process is gone (vLLM v0.11 exits on SIGTERM): nothing runs
         on this engine again, so the pool is left as it was (its usage gauge reads as at
         the SIGTERM)."""
-        self._unbatch()
+        _batch.leave(self)
         every = (*self.running, *self.waiting, *self.pending)
         ids = [request.spec.id for request in every]
         for request in every:
@@ -413,7 +220,7 @@ class Engine:
         """Schedule and run one step starting at ``now``; ``None`` when there is no work."""
         if now < self.free_at:
             raise ValueError(f"a step starts at {now} before the last one ends at {self.free_at}")
-        self._unbatch()
+        _batch.leave(self)
         self._arrive(now)
         aborted = self._expire(now)
         if not self.running and not self.waiting:
@@ -605,8 +412,9 @@ class Engine:
 
         The last step may end after ``until``: a request arriving meanwhile waits for it,
         as it waits for vLLM's ``schedule()`` call. With ``fast`` (the default), the steps
-        the aggregate batch can take (:meth:`_advance`) come back as one aggregated
-        :class:`Step`, the others one by one; the engine's state is the same either way.
+        the aggregate batch can take (:func:`gpuscale.serving._batch.advance`) come back
+        as one aggregated :class:`Step`, the others one by one; the engine's state is the
+        same either way.
         """
         steps: list[Step] = []
         t = max(now, self.free_at, self.latest_arrival)
@@ -616,14 +424,14 @@ class Engine:
                 if not pending or pending[0].spec.arrival >= until:
                     break
                 t = max(t, pending[0].spec.arrival)  # idle until the next arrival
-            if fast and self._batch():
-                run, slow = self._advance(t, until)
+            if fast and _batch.enter(self):
+                run, slow = _batch.advance(self, t, until)
                 if run is not None:
                     steps.append(run)
                     t = run.end
                 if not slow:
                     continue
-                self._unbatch()
+                _batch.leave(self)
             step = self.step(t)
             if step is None:
                 break
@@ -631,357 +439,6 @@ class Engine:
             t = step.end
         self._arrive(until)
         return t, steps
-
-    # -- the aggregate batch (run_until's fast path) ----------------------------------
-
-    def _batch(self) -> bool:
-        """Hold the running decoders in aggregate (O(running), once after a plain step).
-
-        Possible when every running request but the last is decoding and sampled its
-        last token at the end of the last step (``free_at``), which is how steps leave
-        them unless the budget ran out mid-batch or a request was preempted. The last
-        may be a prefill in progress (chunked prefill leaves at most one, the last).
-        In aggregate, a decoder's ``computed`` and ``output`` are kept *minus* the shared
-        decode counter ``_d`` (both grow by one per step), its ``blocks`` is not kept
-        (it is ``ceil(computed / block_size)``), and the batch keeps the sum of the
-        offsets, their count by residue modulo the block size (who needs a new block at
-        which step) and a heap of the counter values at which each one finishes.
-        """
-        if self._batched:
-            return True
-        running = self.running
-        free_at = self.free_at
-        count = len(running)
-        last = running[-1] if running else None
-        if last is not None and not (
-            last.output > 0 and last.computed == last.tokens - 1 and last.last_token == free_at
-        ):
-            count -= 1
-        d = self._d
-        block_size = self.config.block_size
-        for index in range(count):
-            request = running[index]
-            if (
-                request.output == 0
-                or request.computed != request.tokens - 1
-                or request.last_token != free_at
-            ):
-                return False
-        residues = self._residues
-        heap = self._finishing
-        total = 0
-        for index in range(count):
-            request = running[index]
-            request.computed -= d
-            request.output -= d
-            total += request.computed
-            residues[request.computed % block_size] += 1
-            heap.append((request.spec.output_tokens - 1 - request.output, index, request))
-        heapq.heapify(heap)
-        self._seq = count
-        self._offsets = total
-        self._decoders = count
-        self._batched = True
-        return True
-
-    def _unbatch(self) -> None:
-        """Write every decoder's own counts back (before a plain step reads them)."""
-        if not self._batched:
-            return
-        d = self._d
-        block_size = self.config.block_size
-        free_at = self.free_at
-        for index in range(self._decoders):
-            request = self.running[index]
-            request.computed += d
-            request.output += d
-            request.blocks = -(-request.computed // block_size)
-            request.last_token = free_at
-        self._residues = [0] * block_size
-        self._finishing = []
-        self._offsets = 0
-        self._decoders = 0
-        self._batched = False
-
-    def _next_deadline(self) -> float:
-        """The earliest deadline of a request still in the engine (``inf`` if none)."""
-        heap = self._deadline_heap
-        while heap and heap[0][2].ended:
-            heapq.heappop(heap)
-        return heap[0][0] if heap else math.inf
-
-    def _advance(self, t: float, until: float) -> tuple[Step | None, bool]:
-        """Run the steps from ``t`` the aggregate batch can take; (their Step, slow?).
-
-        Each step is :meth:`step`'s arithmetic on the aggregate: the decoders' block need
-        is the count of offsets on a block boundary, their context tokens ``offsets +
-        n·(d + 1)``, their finishes the heap's top; only the prefill in progress, the
-        admitted requests and the finishing ones are visited, so a step costs
-        O(admitted + finished), and a run of decode-only steps between two finishes
-        costs one pass of float additions (the step durations, in :meth:`step`'s order).
-        ``slow`` asks the caller for a plain :meth:`step` at the returned end: a deadline
-        has passed, a request must be preempted, or the budget runs out inside the batch.
-        """
-        config = self.config
-        block_size = config.block_size
-        budget_full = config.max_num_batched_tokens
-        max_seqs = config.max_num_seqs
-        cost = self.cost
-        base = cost.base + cost.prefill_token * 0
-        per_seq, per_context = cost.decode_seq, cost.context_token
-        cost_base, per_prefill = cost.base, cost.prefill_token
-        detail = self.itl
-        running, waiting = self.running, self.waiting
-        residues, heap = self._residues, self._finishing
-        d, offsets, n = self._d, self._offsets, self._decoders
-        free = self.free_blocks
-        prev = self.free_at
-        busy = self.counts.busy_seconds
-        start = t
-        k = prefill_sum = decode_sum = context_sum = generated = prompt_counted = 0
-        first: list[float] = []
-        itl: list[tuple[float, int]] = []
-        finished: list[RequestResult] = []
-        admitted: list[str] = []
-        stop = min(until, self._next_deadline()) if self._deadlines else until
-        slow = False
-        pending = self.pending
-        horizon = stop
-        while t < until:
-            if pending:
-                if pending[0].spec.arrival <= t:
-                    self._arrive(t)
-                horizon = min(stop, pending[0].spec.arrival) if pending else stop
-            if not running and not waiting:
-                break
-            if t >= stop:
-                slow = True
-                break
-            partial = running[-1] if len(running) > n else None
-            if n > budget_full or (n == budget_full and partial is not None):
-                # a guard: the budget would run out inside the batch. Admission keeps the
-                # running requests within the budget, so plain steps never leave this
-                slow = True
-                break
-            need = residues[-d % block_size]
-            if need > free:
-                slow = True
-                break
-            if (
-                partial is None
-                and n
-                and (not waiting or len(running) >= max_seqs)
-                and heap[0][0] > d
-            ):
-                # decode-only steps up to the next finish: only blocks and the clock stop them
-                length = heap[0][0] - d
-                fixed = base + per_seq * n
-                context = offsets + n * (d + 1)
-                # at most one new block per decoder every block_size steps: when even that
-                # fits, count the blocks exactly only for the steps actually run
-                enough = n * -(-length // block_size) <= free or (
-                    _blocks_needed(residues, d, d + length, block_size, n) <= free
-                )
-                steps = 0
-                if enough:
-                    if prev != t and t < horizon:  # the first step follows an earlier end
-                        end = t + (fixed + per_context * context)
-                        busy += end - t
-                        if detail:
-                            itl.append((end - prev, n))
-                        prev = t = end
-                        context += n
-                        steps = 1
-                    if detail:
-                        append = itl.append
-                        while steps < length and t < horizon:
-                            end = t + (fixed + per_context * context)
-                            span = end - t
-                            busy += span
-                            append((span, n))
-                            t = end
-                            context += n
-                            steps += 1
-                    else:
-                        while steps < length and t < horizon:
-                            end = t + (fixed + per_context * context)
-                            busy += end - t
-                            t = end
-                            context += n
-                            steps += 1
-                    prev = t
-                    free -= _blocks_needed(residues, d, d + steps, block_size, n)
-                else:
-                    while steps < length and t < horizon:
-                        need = residues[-(d + steps) % block_size]
-                        if need > free:
-                            break
-                        end = t + (fixed + per_context * context)
-                        busy += end - t
-                        free -= need
-                        if detail:
-                            itl.append((end - prev, n))
-                        prev = t = end
-                        context += n
-                        steps += 1
-                context_sum += steps * (context - steps * n) + n * steps * (steps - 1) // 2
-                decode_sum += n * steps
-                generated += n * steps
-                k += steps
-                d += steps
-                if steps < length and t < horizon and t < until:
-                    slow = True  # out of blocks: the next step preempts
-                    break
-                continue
-            # one step that admits, prefills or finishes
-            free -= need
-            budget = budget_full - n
-            scheduled: list[tuple[_Request, int]] = []
-            if partial is not None:
-                new = min(partial.spec.prompt_tokens + partial.output - partial.computed, budget)
-                extra = -(-(partial.computed + new) // block_size) - partial.blocks
-                if extra > free:
-                    free += need
-                    slow = True  # the prefill in progress preempts
-                    break
-                free -= extra
-                partial.blocks += extra
-                scheduled.append((partial, new))
-                budget -= new
-            while waiting and budget > 0 and len(running) < max_seqs:
-                request = waiting[0]
-                new = min(request.tokens, budget)
-                extra = -(-new // block_size)
-                if extra > free:
-                    break
-                waiting.popleft()
-                free -= extra
-                request.blocks = extra
-                running.append(request)
-                scheduled.append((request, new))
-                budget -= new
-                if request.first_scheduled is None:
-                    request.first_scheduled = t
-                    admitted.append(request.spec.id)
-            prefill = 0
-            decode = n
-            context = offsets + n * (d + 1)
-            for request, new in scheduled:
-                reached = request.computed + new
-                if (
-                    new == 1
-                    and request.output > 0
-                    and reached == request.spec.prompt_tokens + request.output
-                ):
-                    decode += 1
-                else:
-                    prefill += new
-                context += reached
-            # StepCost.seconds written out, the same terms in the same order
-            end = t + (cost_base + per_prefill * prefill + per_seq * decode + per_context * context)
-            busy += end - t
-            k += 1
-            prefill_sum += prefill
-            decode_sum += decode
-            context_sum += context
-            gaps: dict[float, int] = {end - prev: n} if detail and n else {}
-            generated += n
-            after = d + 1
-            while heap and heap[0][0] == d:
-                _, _, request = heapq.heappop(heap)
-                offset = request.computed
-                offsets -= offset
-                residues[offset % block_size] -= 1
-                n -= 1
-                request.computed = offset + after
-                request.output += after
-                request.last_token = end
-                free += -(-request.computed // block_size)
-                request.blocks = 0
-                running.remove(request)
-                spec = request.spec
-                reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
-                finished.append(self._finish(request, end, reason))
-            for request, new in scheduled:
-                request.computed += new
-                spec = request.spec
-                if request.computed < spec.prompt_tokens + request.output:
-                    continue
-                request.output += 1
-                generated += 1
-                if request.first_token is None:
-                    request.first_token = end
-                    first.append(end - spec.arrival)
-                    prompt_counted += spec.prompt_tokens
-                elif detail:
-                    assert request.last_token is not None
-                    gap = end - request.last_token
-                    gaps[gap] = gaps.get(gap, 0) + 1
-                request.last_token = end
-                if request.output >= spec.output_tokens:
-                    free += request.blocks
-                    request.blocks = 0
-                    running.remove(request)
-                    reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
-                    finished.append(self._finish(request, end, reason))
-                    continue
-                # a decoder from now on: into the aggregate
-                request.computed -= after
-                request.output -= after
-                offsets += request.computed
-                residues[request.computed % block_size] += 1
-                n += 1
-                heapq.heappush(heap, (spec.output_tokens - 1 - request.output, self._seq, request))
-                self._seq += 1
-            itl.extend(gaps.items())
-            d = after
-            prev = t = end
-        self._d, self._offsets, self._decoders = d, offsets, n
-        self.free_blocks = free
-        self.counts.busy_seconds = busy
-        if k == 0:
-            return None, slow
-        self.free_at = t
-        self.counts.steps += k
-        self.counts.generated += generated
-        return (
-            Step(
-                start,
-                t,
-                k,
-                prefill_sum,
-                decode_sum,
-                context_sum,
-                generated=generated,
-                first_tokens=tuple(first),
-                itl=tuple(itl),
-                prompt_tokens_counted=prompt_counted,
-                finished=tuple(finished),
-                admitted=tuple(admitted),
-            ),
-            slow,
-        )
-
-
-def _blocks_needed(residues: list[int], first: int, stop: int, block_size: int, n: int) -> int:
-    """New KV blocks decode steps ``first``..``stop - 1`` take: a decoder whose offset is
-    ``c`` (``residues[c % block_size]`` counts them; ``n`` in all) needs one at step ``j``
-    when ``c + j`` is a multiple of the block size. Every ``block_size`` steps each needs
-    one; the rest are the residues ``-j % block_size`` of the remaining steps, a run of
-    consecutive indices going down (two slices when it wraps)."""
-    steps = stop - first
-    if steps <= 0:
-        return 0
-    full, rest = divmod(steps, block_size)
-    total = full * n
-    if rest:
-        top = -first % block_size  # the first remaining step's residue; then top - 1, ...
-        low = top - rest + 1
-        if low >= 0:
-            total += sum(residues[low : top + 1])
-        else:
-            total += sum(residues[: top + 1]) + sum(residues[block_size + low :])
-    return total
 
 
 def replay(

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuscale.serving import Engine, EngineConfig, RequestSpec, ServingMetrics, StepCost, replay
-from gpuscale.serving._engine import _blocks_needed
+from gpuscale.serving._batch import _blocks_needed
 
 COST = StepCost(base=1.0, prefill_token=0.125, decode_seq=0.25, context_token=0.0)
 
