@@ -131,7 +131,6 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
     d, offsets, n = engine._d, engine._offsets, engine._decoders
     free = engine.free_blocks
     prev = engine.free_at
-    busy = engine.counts.busy_seconds
     start = t
     k = prefill_sum = decode_sum = context_sum = generated = prompt_counted = 0
     first: list[float] = []
@@ -176,7 +175,6 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             if enough:
                 if prev != t and t < horizon:  # the first step follows an earlier end
                     end = t + (fixed + per_context * context)
-                    busy += end - t
                     if detail:
                         itl.append((end - prev, n))
                     prev = t = end
@@ -186,19 +184,18 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
                     append = itl.append
                     while steps < length and t < horizon:
                         end = t + (fixed + per_context * context)
-                        span = end - t
-                        busy += span
-                        append((span, n))
+                        append((end - t, n))
                         t = end
                         context += n
                         steps += 1
-                else:
-                    while steps < length and t < horizon:
-                        end = t + (fixed + per_context * context)
-                        busy += end - t
-                        t = end
+                else:  # the hottest loop: only the clock (and the context) moves
+                    before = context
+                    for _ in range(length - steps):
+                        if t >= horizon:
+                            break
+                        t += fixed + per_context * context
                         context += n
-                        steps += 1
+                    steps += (context - before) // n
                 prev = t
                 free -= _blocks_needed(residues, d, d + steps, block_size, n)
             else:
@@ -207,7 +204,6 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
                     if need > free:
                         break
                     end = t + (fixed + per_context * context)
-                    busy += end - t
                     free -= need
                     if detail:
                         itl.append((end - prev, n))
@@ -269,7 +265,6 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             context += reached
         # StepCost.seconds written out, the same terms in the same order
         end = t + (cost_base + per_prefill * prefill + per_seq * decode + per_context * context)
-        busy += end - t
         k += 1
         prefill_sum += prefill
         decode_sum += decode
@@ -328,9 +323,9 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
         prev = t = end
     engine._d, engine._offsets, engine._decoders = d, offsets, n
     engine.free_blocks = free
-    engine.counts.busy_seconds = busy
     if k == 0:
         return None, slow
+    engine.counts.busy(start, t)
     engine.free_at = t
     engine.counts.steps += k
     engine.counts.generated += generated

@@ -287,7 +287,7 @@ class Engine:
         end = now + self.cost.seconds(prefill, decode, context)
         self.free_at = end
         self.counts.steps += 1
-        self.counts.busy_seconds += end - now
+        self.counts.busy(now, end)
         return self._finish_step(
             now=now,
             end=end,

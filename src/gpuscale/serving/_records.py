@@ -208,5 +208,23 @@ class _Counts:
     steps: int = 0
     preemptions: int = 0
     generated: int = 0
-    busy_seconds: float = 0.0
     results: list[RequestResult] = field(default_factory=list)
+    busy_closed: float = 0.0
+    """Seconds of the busy periods before the current one."""
+    busy_start: float = 0.0
+    busy_end: float = 0.0
+    """The current busy period (steps back to back, each starting as the last ended)."""
+
+    def busy(self, start: float, end: float) -> None:
+        """Account busy time from ``start`` (a step's start) to ``end``: the current period
+        goes on when ``start`` is its end, else a new one begins."""
+        if start != self.busy_end:
+            self.busy_closed += self.busy_end - self.busy_start
+            self.busy_start = start
+        self.busy_end = end
+
+    @property
+    def busy_seconds(self) -> float:
+        """Seconds the engine spent in steps: the busy periods' lengths summed (one float
+        subtraction per period, so the aggregate batch need not add every step's)."""
+        return self.busy_closed + (self.busy_end - self.busy_start)
