@@ -161,9 +161,10 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
         if need > free:
             slow = True
             break
-        if partial is None and n and (not waiting or len(running) >= max_seqs) and heap[0][0] > d:
-            # decode-only steps up to the next finish: only blocks and the clock stop them
-            length = heap[0][0] - d
+        if partial is None and n and (not waiting or len(running) >= max_seqs):
+            # decode-only steps up to and including the next one that finishes requests
+            # (nothing can be admitted after it either: no arrival comes before ``horizon``)
+            length = heap[0][0] - d + 1
             fixed = base + per_seq * n
             context = offsets + n * (d + 1)
             # at most one new block per decoder every block_size steps: when even that
@@ -215,7 +216,12 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             generated += n * steps
             k += steps
             d += steps
-            if steps < length and t < horizon and t < until:
+            if steps == length:  # the last one finished the heap's top
+                count, gone, freed = _finish_decoders(engine, d - 1, t, finished)
+                n -= count
+                offsets -= gone
+                free += freed
+            elif t < horizon and t < until:
                 slow = True  # out of blocks: the next step preempts
                 break
             continue
@@ -272,21 +278,11 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
         gaps: dict[float, int] = {end - prev: n} if detail and n else {}
         generated += n
         after = d + 1
-        while heap and heap[0][0] == d:
-            _, _, request = heapq.heappop(heap)
-            offset = request.computed
-            offsets -= offset
-            residues[offset % block_size] -= 1
-            n -= 1
-            request.computed = offset + after
-            request.output += after
-            request.last_token = end
-            free += -(-request.computed // block_size)
-            request.blocks = 0
-            running.remove(request)
-            spec = request.spec
-            reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
-            finished.append(engine._finish(request, end, reason))
+        if heap and heap[0][0] == d:
+            count, gone, freed = _finish_decoders(engine, d, end, finished)
+            n -= count
+            offsets -= gone
+            free += freed
         for request, new in scheduled:
             request.computed += new
             spec = request.spec
@@ -346,6 +342,33 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
         ),
         slow,
     )
+
+
+def _finish_decoders(
+    engine: Engine, at: int, end: float, finished: list[RequestResult]
+) -> tuple[int, int, int]:
+    """Finish the decoders whose last token was sampled at the step with counter ``at``
+    (ending at ``end``), in running order: (how many, their offsets' sum, blocks freed)."""
+    heap, residues, running = engine._finishing, engine._residues, engine.running
+    block_size = engine.config.block_size
+    after = at + 1
+    count = gone = freed = 0
+    while heap and heap[0][0] == at:
+        _, _, request = heapq.heappop(heap)
+        offset = request.computed
+        gone += offset
+        residues[offset % block_size] -= 1
+        count += 1
+        request.computed = offset + after
+        request.output += after
+        request.last_token = end
+        freed += -(-request.computed // block_size)
+        request.blocks = 0
+        running.remove(request)
+        spec = request.spec
+        reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
+        finished.append(engine._finish(request, end, reason))
+    return count, gone, freed
 
 
 def _blocks_needed(residues: list[int], first: int, stop: int, block_size: int, n: int) -> int:
