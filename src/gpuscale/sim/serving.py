@@ -22,11 +22,12 @@ SIGTERM, at most the grace period), not after a drain.
 
 **Speed.** As in the queue model, arrivals are not events: :meth:`EngineRouter.advance`
 is called before anything reads the replicas (a scrape, an endpoint change) and
-dispatches every arrival up to that instant, running each engine up to the arrival it
-receives. The engine jumps over runs of decode-only steps in one call
-(:meth:`gpuscale.serving.Engine.run_until`), so a replica costs roughly one scheduler
-pass per arrival and per finish, not one per token. Metrics are accounted as the steps
-come back; gauges are read from the engine when scraped.
+dispatches every arrival up to that instant to its replica's engine with
+:meth:`gpuscale.serving.Engine.arrive`, which queues it for its arrival time without
+running the engine; each engine is then run once to that instant
+(:meth:`gpuscale.serving.Engine.run_until`, whose aggregate batch costs O(admitted +
+finished) a step and a tight loop of float additions between events). Metrics are
+accounted as the steps come back; gauges are read from the engine when scraped.
 
 **What a caller reads.** :meth:`EngineRouter.finish` returns the same
 :class:`~gpuscale.sim.requests.RequestLog` the queue model does (arrival, end-to-end
