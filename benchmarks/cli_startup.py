@@ -382,9 +382,9 @@ HOW = [
     "What remains is mostly libraries: Typer and its rich help module (about 0.15 s of every "
     "`--help`: rich's Markdown, syntax and traceback modules, markdown-it, pygments, attrs) "
     "and, for every command that runs, pydantic (Typer 0.29 converts option values with "
-    "it). The profile models cost about 40 ms to create because pydantic reads each field's "
-    "docstring from the source (`use_attribute_docstrings`); only commands that read a "
-    "profile pay it.",
+    "it). The profile models no longer ask pydantic to read each field's docstring from "
+    "the source (`use_attribute_docstrings`, which parsed every model's source on import; "
+    "`tests/unit/profile/test_docs.py` reads them instead).",
 ]
 
 

@@ -31,7 +31,6 @@ from gpuscale.manifests import DEFAULT_KUBE_VERSION, ManifestSet, validate_or_ra
 from gpuscale.manifests.names import check_namespace_flag
 from gpuscale.profile import Profile
 from gpuscale.promql import check_query_text
-from gpuscale.report import write_report
 from gpuscale.sim.budget import DEFAULT_MAX_WORK, ENGINE_REQUEST, WorkEstimate, estimate_work
 from gpuscale.sim.inputs import (
     ProfileLocator,
@@ -438,6 +437,8 @@ def _write_outputs(
         written["timeline"] = str(timeline)
         sys.stderr.write(f"gpuscale: wrote {timeline}\n")
     if report is not None or plots is not None:
+        from gpuscale.report import write_report  # noqa: PLC0415 - the page and plots' modules
+
         done = write_report(
             [outcome.report_run(str(timeline or ""))],
             html=report,

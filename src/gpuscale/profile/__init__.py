@@ -21,8 +21,8 @@ Bad input raises :class:`~gpuscale.errors.ProfileError` with ``file:line`` and t
 ``docs/profile.md`` documents every field.
 
 Each name is imported from its module on first use (:func:`gpuscale._lazy.lazy_exports`):
-the models take about 40 ms to create (pydantic reads every field's docstring from the
-source), which ``gpuscale lint`` without ``--profile`` need not pay to read
+the models take a while to create (pydantic builds a class per section), which
+``gpuscale lint`` without ``--profile`` need not pay to read
 ``DOKS_LABEL_DOMAIN`` (``benchmarks/cli_startup.py``).
 """
 

@@ -213,11 +213,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(
         frozen=True,
         extra="forbid",
-        use_attribute_docstrings=True,
         defer_build=True,
         allow_inf_nan=False,
     )
-    """``allow_inf_nan=False``: every number in a profile is finite (YAML's ``.inf``, or
+    """Each field's docstring is its meaning (``docs/profile.md``; ``tests/unit/profile/test_docs``
+    reads them from this source). pydantic is not asked to read them
+    (``use_attribute_docstrings``): that parses every model's source on import.
+
+    ``allow_inf_nan=False``: every number in a profile is finite (YAML's ``.inf``, or
     ``1e309``, which reads as infinity, is refused with the key's line)."""
 
     @field_validator("*", mode="before")

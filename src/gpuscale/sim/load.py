@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gpuscale.sim.scenario import RampStep, RateStep
-from gpuscale.sim.traces import Trace
+from gpuscale.sim.traces import TiledTrace, Trace
 
 __all__ = [
     "WINDOW_S",
@@ -63,19 +63,65 @@ class ArrivalSource(Protocol):
 
 
 class TraceSource:
-    """Arrivals replayed from a (scaled, tiled) trace, shifted to start at ``start_s``."""
+    """Arrivals replayed from a (scaled, tiled) trace, shifted to start at ``start_s``.
+
+    A :class:`TiledTrace` is read tile by tile: :attr:`times` is filled as the windows
+    reach each tile, and the token counts of a window are read from the one tile they
+    repeat, so a week of a trace costs its arrival times (27 MB for the conversation
+    trace), not the three whole arrays (80 MB)."""
 
     def __init__(self, trace: Trace, *, start_s: float = 0.0) -> None:
         if not (math.isfinite(start_s) and start_s >= 0):
             raise ValueError(f"trace start must be >= 0 seconds, got {start_s!r}")
-        self._times = trace.offsets + start_s
+        self.has_tokens = trace.has_tokens
+        self._start = start_s
+        self._tiled = trace if isinstance(trace, TiledTrace) and trace.ordered else None
+        if isinstance(trace, TiledTrace) and trace.ordered:
+            self.times: FloatArray = np.empty(len(trace), dtype=np.float64)
+            """Every arrival, in order (the windows are consecutive slices of it); for a
+            tiled trace, filled up to :attr:`_placed` as the windows reach the tiles."""
+            self._placed = 0
+            self._tile = 0
+            self._prompt = trace.base.prompt_tokens
+            self._output = trace.base.output_tokens
+            return
+        # start 0 adds nothing (x + 0.0 is x for the non-negative offsets a trace holds):
+        # share the trace's array rather than copy it
+        self.times = trace.offsets if start_s == 0 else trace.offsets + start_s
         self._prompt = trace.prompt_tokens
         self._output = trace.output_tokens
-        self.has_tokens = trace.has_tokens
 
     def window(self, k: int) -> Arrivals:
-        lo, hi = np.searchsorted(self._times, [k * WINDOW_S, (k + 1) * WINDOW_S], side="left")
-        return Arrivals(self._times[lo:hi], self._prompt[lo:hi], self._output[lo:hi])
+        bounds = [k * WINDOW_S, (k + 1) * WINDOW_S]
+        if self._tiled is None:
+            lo, hi = np.searchsorted(self.times, bounds, side="left")
+            return Arrivals(self.times[lo:hi], self._prompt[lo:hi], self._output[lo:hi])
+        self._place_before(bounds[1])
+        placed = self.times[: self._placed]
+        # every arrival not yet placed is at or after the window's end (the tiles are in
+        # order), so the search over the placed ones finds what a search over all would
+        lo, hi = np.searchsorted(placed, bounds, side="left")
+        rows = np.arange(lo, hi) % len(self._prompt)
+        return Arrivals(placed[lo:hi], self._prompt[rows], self._output[rows])
+
+    def _place_before(self, end: float) -> None:
+        """Place whole tiles until the next one starts at or after ``end``."""
+        tiled = self._tiled
+        assert tiled is not None
+        base = tiled.base.offsets
+        while self._placed < tiled.keep:
+            first = base[0] + tiled.starts[self._tile]
+            if self._start != 0:
+                first = first + self._start
+            if first >= end:
+                return
+            values = tiled.tile_offsets(self._tile)
+            if self._start != 0:
+                values = values + self._start
+            count = min(len(values), tiled.keep - self._placed)
+            self.times[self._placed : self._placed + count] = values[:count]
+            self._placed += count
+            self._tile += 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from gpuscale.errors import InputError
 
-__all__ = ["ATTRIBUTIONS", "Trace", "TraceFormat", "parse_trace"]
+__all__ = ["ATTRIBUTIONS", "TiledTrace", "Trace", "TraceFormat", "parse_trace"]
 
 TraceFormat = Literal["auto", "azure", "mooncake", "csv"]
 
@@ -133,7 +133,9 @@ class Trace:
         """The trace repeated every ``period`` seconds, keeping requests before ``until``.
 
         A trace whose requests all arrive at one instant (one row, or equal timestamps)
-        has no period to repeat with: it is one burst at 0, kept as it is."""
+        has no period to repeat with: it is one burst at 0, kept as it is. The repeated
+        trace is a :class:`TiledTrace`: its arrays are built on first use (a week of the
+        conversation trace is 80 MB of them), and the simulator reads it tile by tile."""
         if not (math.isfinite(until) and until >= 0):
             raise ValueError(f"until must be a non-negative number of seconds, got {until!r}")
         if len(self) == 0:
@@ -144,18 +146,91 @@ class Trace:
         step = self.period if period is None else period
         if not (math.isfinite(step) and step > 0):
             raise ValueError(f"tile period must be a positive number of seconds, got {step!r}")
-        tiles = max(math.ceil(until / step), 1)
-        starts = np.arange(tiles, dtype=np.float64) * step
-        offsets = (self.offsets[None, :] + starts[:, None]).ravel()
-        keep = int(np.searchsorted(offsets, until, side="left"))
-        return Trace(
-            offsets[:keep],
-            np.tile(self.prompt_tokens, tiles)[:keep],
-            np.tile(self.output_tokens, tiles)[:keep],
-            self.source,
-            self.has_tokens,
-            self.format,
-        )
+        return TiledTrace(self, step, max(math.ceil(until / step), 1), until)
+
+
+class TiledTrace(Trace):
+    """``base`` repeated ``tiles`` times, one tile every ``step`` seconds, cut before
+    ``until`` (what :meth:`Trace.tiled` returns).
+
+    Request ``r`` of tile ``m`` arrives at ``base.offsets[r] + starts[m]`` with ``starts =
+    arange(tiles) * step``, the same float operations as the whole arrays, which
+    :attr:`offsets` and the token arrays build on first use. :meth:`tile_offsets` gives one
+    tile's arrivals without building the rest. :attr:`ordered` says whether every tile
+    ends no later than the next begins (so the tiles in order are the whole sorted
+    trace); it always does unless the period is below the rounding of the arrival times.
+    """
+
+    def __init__(self, base: Trace, step: float, tiles: int, until: float) -> None:
+        # the fields hold nothing of their own: the arrays are properties of this class
+        object.__setattr__(self, "source", base.source)
+        object.__setattr__(self, "has_tokens", base.has_tokens)
+        object.__setattr__(self, "format", base.format)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "starts", np.arange(tiles, dtype=np.float64) * step)
+        object.__setattr__(self, "_whole", None)
+        ends = base.offsets[-1] + self.starts
+        ordered = bool(np.all(ends[:-1] <= base.offsets[0] + self.starts[1:]))
+        object.__setattr__(self, "ordered", ordered)
+        if ordered:
+            # the tiles wholly before until, then the one it cuts
+            full = int(np.searchsorted(ends, until, side="left"))
+            partial = 0
+            if full < tiles:
+                partial = int(np.searchsorted(self.tile_offsets(full), until, side="left"))
+            keep = full * len(base) + partial
+        else:
+            keep = int(np.searchsorted(self._arrays()[0], until, side="left"))
+        object.__setattr__(self, "keep", keep)
+
+    base: Trace
+    starts: npt.NDArray[np.float64]
+    ordered: bool
+    keep: int
+    _whole: tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64]] | None
+
+    def tile_offsets(self, m: int) -> npt.NDArray[np.float64]:
+        """The arrivals of tile ``m`` (before the cut at ``until``)."""
+        result: npt.NDArray[np.float64] = self.base.offsets + self.starts[m]
+        return result
+
+    def _arrays(
+        self,
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        if self._whole is None:
+            base, tiles = self.base, len(self.starts)
+            offsets = (base.offsets[None, :] + self.starts[:, None]).ravel()
+            whole = (
+                offsets,
+                np.tile(base.prompt_tokens, tiles),
+                np.tile(base.output_tokens, tiles),
+            )
+            object.__setattr__(self, "_whole", whole)
+            return whole
+        return self._whole
+
+    @property
+    def offsets(self) -> npt.NDArray[np.float64]:
+        return self._arrays()[0][: self.keep]
+
+    @property
+    def prompt_tokens(self) -> npt.NDArray[np.int64]:
+        return self._arrays()[1][: self.keep]
+
+    @property
+    def output_tokens(self) -> npt.NDArray[np.int64]:
+        return self._arrays()[2][: self.keep]
+
+    def __len__(self) -> int:
+        return self.keep
+
+    @property
+    def span(self) -> float:
+        if not self.keep:
+            return 0.0
+        n = len(self.base)
+        last = self.keep - 1
+        return float(self.base.offsets[last % n] + self.starts[last // n])
 
 
 def _error(message: str, where: str, fix: str = _FIX_FORMAT) -> InputError:

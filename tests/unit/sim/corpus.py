@@ -6,10 +6,13 @@ A case's output is one JSON Lines text: a first line with what the timeline does
 hold (engine actions, scrapes, cost, request outcomes, and every series the world
 registered with Prometheus, labels included — so a changed node label shows), then the
 timeline itself (its header and one line per record, as ``gpuscale simulate --timeline``
-writes them). ``scripts/record_timeline_corpus.py`` writes them under
-``tests/data/timeline-corpus/``; ``test_timeline_corpus.py`` re-runs every case and
-compares line for line. Long runs are cut short (the 7-day trace replays 300 rows of the
-conversation trace for 15 minutes) so the whole corpus re-runs in seconds.
+writes them), then one line per workload with its request log, request by request
+(arrival, latency — NaN unless served — and outcome: served, timed out, dropped,
+unfinished; start and end are arrival and arrival + latency).
+``scripts/record_timeline_corpus.py`` writes them under ``tests/data/timeline-corpus/``;
+``test_timeline_corpus.py`` re-runs every case and compares line for line. Long runs are
+cut short (the 7-day trace replays 300 rows of the conversation trace for 15 minutes) so
+the whole corpus re-runs in seconds.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from gpuscale.sim.simulation import Simulation
 from gpuscale.sim.specs import SimPool, SimulationSpec, SimWorkload
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import encode_header, encode_record
+from tests.unit.sim.corpus_random import RANDOM_SEEDS, random_world
 from tests.unit.sim.standins import FixedScaler
 from tests.unit.sim.worlds import (
     FIXED_QUERY,
@@ -50,6 +54,11 @@ CORPUS = ROOT / "tests" / "data" / "timeline-corpus"
 TRACE_HEAD = CORPUS / "inputs" / "azure-conv-head.csv"
 """The first 300 requests of ``AzureLLMInferenceTrace_conv.csv`` (CC-BY-4.0, Patel et al.,
 "Splitwise", ISCA 2024), so the trace cases run where ``../shared/traces`` is absent."""
+CODE_HEAD = CORPUS / "inputs" / "azure-code-head.csv"
+"""The first 1,200 requests of ``AzureLLMInferenceTrace_code.csv`` (same licence)."""
+MOONCAKE_HEAD = CORPUS / "inputs" / "mooncake-conversation-head.jsonl"
+"""The first 600 requests of Mooncake's ``conversation_trace.jsonl`` (Apache-2.0, Qin et
+al., FAST'25), without ``hash_ids`` (the simulator does not read them)."""
 
 Run = tuple[Simulation, SimulationResult]
 
@@ -144,9 +153,9 @@ def _bench_tutorial(hours: float) -> Run:
     return _production(inputs, LoadSpec(scenario=scenario), 1, hours * 3600)
 
 
-def _bench_trace(workloads: int, seconds: float) -> Run:
-    """``benchmarks/sim_trace.py`` (the whole trace for 7 days there; 300 rows here)."""
-    tiled = read_trace(TRACE_HEAD).tiled(seconds)
+def _bench_trace(workloads: int, seconds: float, head: Path = TRACE_HEAD) -> Run:
+    """``benchmarks/sim_trace.py`` (the whole trace for 7 days there; its head here)."""
+    tiled = read_trace(head).tiled(seconds)
     inputs = llm_inputs(workloads)
     names = [w.name for w in inputs.spec.workloads]
     return _production(inputs, LoadSpec(traces=dict.fromkeys(names, tiled)), 1, seconds)
@@ -324,6 +333,14 @@ def _keda_fallback() -> Run:
     return _production(inputs, None, 1, 200.0)
 
 
+def _random(seed: int) -> Callable[[], Run]:
+    def run() -> Run:
+        inputs, scenario, until = random_world(seed)
+        return _production(inputs, LoadSpec(scenario=scenario), seed, float(until))
+
+    return run
+
+
 _GAUGE = "  - at: {at}s\n    set_gauge: {{name: load, value: {value}, pods: {pods}}}\n"
 
 CASES: tuple[Case, ...] = (
@@ -358,6 +375,16 @@ CASES: tuple[Case, ...] = (
         "bench-sim-trace-10-workloads",
         "benchmarks/sim_trace.py workloads",
         lambda: _bench_trace(10, 300.0),
+    ),
+    Case(
+        "trace-azure-code-30m",
+        "../shared/traces/AzureLLMInferenceTrace_code.csv (head), ScaledObject on requests",
+        lambda: _bench_trace(1, 1800.0, CODE_HEAD),
+    ),
+    Case(
+        "trace-mooncake-30m",
+        "../shared/traces/mooncake_conversation_trace.jsonl (head), ScaledObject on requests",
+        lambda: _bench_trace(1, 1800.0, MOONCAKE_HEAD),
     ),
     Case("world-tutorial-stand-in", "tests/unit/sim/test_world", lambda: _stand_in(None, 3600.0)),
     Case("world-fixed-query", "tests/unit/sim/test_world", lambda: _stand_in(FIXED_QUERY, 1800.0)),
@@ -461,6 +488,10 @@ CASES: tuple[Case, ...] = (
         ),
     ),
     Case("keda-fallback", "tests/unit/sim/test_keda_loops", _keda_fallback),
+    *(
+        Case(f"random-{seed:02d}", f"tests/unit/sim/corpus_random.py seed {seed}", _random(seed))
+        for seed in RANDOM_SEEDS
+    ),
 )
 
 
@@ -507,6 +538,17 @@ def lines(case: Case) -> list[str]:
         json.dumps(extra, sort_keys=True),
         encode_header(result.header),
         *(encode_record(record) for record in result.records),
+        *(
+            json.dumps(
+                {
+                    "requests": key,
+                    "arrivals": log.arrivals.tolist(),
+                    "latencies": log.latencies.tolist(),
+                    "outcomes": log.outcomes.tolist(),
+                }
+            )
+            for key, log in sorted(result.requests.items())
+        ),
     ]
 
 

@@ -285,6 +285,7 @@ class HorizontalPodAutoscaler:
         self._scale_down_events = scale_events_of(scale_down_events)
         self._conditions = list(conditions)
         self._desired_replicas: int | None = None
+        self._last_proposals: dict[int, tuple[tuple[object, ...], MetricProposal]] = {}
 
     @property
     def recommendations(self) -> tuple[Recommendation, ...] | None:
@@ -449,16 +450,8 @@ class HorizontalPodAutoscaler:
         error: str | None = None
         if needs_metrics:
             proposals = tuple(
-                self._compute_metric(
-                    metric=metric,
-                    entry=entry,
-                    current=current,
-                    status=status,
-                    ready=ready,
-                    running=running,
-                    pending=pending,
-                )
-                for metric, entry in zip(self.metrics, metric_values, strict=True)
+                self._proposal(index, entry, (current, status, ready, running, pending))
+                for index, entry in enumerate(metric_values)
             )
             metric_desired, metric_label, error = self._combine(proposals, current, conditions)
             if metric_desired is None:
@@ -546,6 +539,39 @@ class HorizontalPodAutoscaler:
             rescale_reason=rescale_reason,
             error=error,
         )
+
+    def _proposal(
+        self, index: int, entry: MetricInput, counts: tuple[int, int, int, int, int]
+    ) -> MetricProposal:
+        """:meth:`_compute_metric` for ``metrics[index]`` with ``counts`` (current, status,
+        ready, running, pending), remembered for the last inputs.
+
+        The proposal is a pure function of the metric (fixed), the tolerances (fixed), the
+        samples and the counts; a sync whose samples and counts equal the previous sync's
+        gets the previous proposal. Only lists of plain samples are remembered (a failed
+        fetch is cheap to answer again). The last one is kept per metric."""
+        # the types too: 1 == 1.0, but a quantity's text is what its parse reads
+        key = (
+            (tuple(entry), tuple(map(type, entry)), counts)
+            if isinstance(entry, list | tuple)
+            else None
+        )
+        last = self._last_proposals.get(index)
+        if key is not None and last is not None and last[0] == key:
+            return last[1]
+        current, status, ready, running, pending = counts
+        proposal = self._compute_metric(
+            metric=self.metrics[index],
+            entry=entry,
+            current=current,
+            status=status,
+            ready=ready,
+            running=running,
+            pending=pending,
+        )
+        if key is not None:
+            self._last_proposals[index] = (key, proposal)
+        return proposal
 
     def _compute_metric(
         self,
