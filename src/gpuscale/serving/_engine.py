@@ -29,16 +29,30 @@ after which it is aborted (the client gave up), checked when a step starts.
 
 Pure: the engine holds explicit state, the caller passes the time in and gets
 :class:`Step` records (events) out; nothing reads a clock. :meth:`Engine.run_until` is the
-loop a simulator uses; it advances runs of identical decode-only steps without building
-per-step objects (:meth:`Engine._decode_run`), and ``tests/unit/serving`` proves it lands
-in exactly the state that stepping one by one does.
+loop a simulator uses; it keeps the running decoders in aggregate (one shared decode
+counter, per-request offsets, a heap of finishing steps; :mod:`gpuscale.serving._batch`)
+so a step costs O(admitted + finished) rather than O(running), and many steps come back
+in one aggregated :class:`Step`; ``tests/unit/serving`` proves it lands in exactly the
+state that stepping one by one does. The records (settings, requests, steps) are in
+:mod:`gpuscale.serving._records`.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from gpuscale.serving import _batch
+from gpuscale.serving._records import (
+    EngineConfig,
+    RequestResult,
+    RequestSpec,
+    Step,
+    StepCost,
+    _Counts,
+    _Request,
+)
 
 __all__ = [
     "Engine",
@@ -49,207 +63,6 @@ __all__ = [
     "StepCost",
     "replay",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class EngineConfig:
-    """The engine settings of one replica (vLLM's flags of the same names)."""
-
-    num_gpu_blocks: int
-    """KV-cache blocks in the pool, vLLM's null block included (``--num-gpu-blocks-override``
-    or what the memory profile left after weights)."""
-    max_num_seqs: int = 256
-    """Most requests running at once (``--max-num-seqs``; vLLM's default 256 on GPUs)."""
-    max_num_batched_tokens: int = 2048
-    """Token budget of one step (``--max-num-batched-tokens``; vLLM sizes the default by
-    GPU and usage context, 2048 for the OpenAI server on most GPUs)."""
-    block_size: int = 16
-    """Tokens per KV block (``--block-size``, 16 by default on CUDA and ROCm)."""
-
-    def __post_init__(self) -> None:
-        for name in ("num_gpu_blocks", "max_num_seqs", "max_num_batched_tokens", "block_size"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a whole number >= 1, not {value!r}")
-        if self.num_gpu_blocks < 2:
-            raise ValueError("num_gpu_blocks must be >= 2 (one is vLLM's null block)")
-
-    @property
-    def usable_blocks(self) -> int:
-        """Blocks requests can hold: the pool minus the null block."""
-        return self.num_gpu_blocks - 1
-
-
-@dataclass(frozen=True, slots=True)
-class StepCost:
-    """Seconds one engine step takes, as a linear function of its work.
-
-    ``base + prefill_token * prefill tokens + decode_seq * decoding sequences +
-    context_token * context tokens``, where context tokens are every scheduled request's
-    tokens in the KV cache after the step (what attention reads). The decode-bound part
-    (``base``) is reading the weights once; ``context_token`` reading the KV cache.
-    """
-
-    base: float
-    """Seconds of a step whatever its size (weights read once, launch overhead)."""
-    prefill_token: float
-    """Seconds per prompt token computed (compute-bound matmuls)."""
-    decode_seq: float
-    """Seconds per decoding sequence (sampling, per-sequence kernels)."""
-    context_token: float
-    """Seconds per token of context attended (KV-cache reads)."""
-
-    def __post_init__(self) -> None:
-        for name in ("base", "prefill_token", "decode_seq", "context_token"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not value >= 0 or value == float("inf"):
-                raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
-        if self.base <= 0 and self.prefill_token <= 0 and self.decode_seq <= 0:
-            raise ValueError("a step must take time: set base, prefill_token or decode_seq > 0")
-
-    def seconds(self, prefill_tokens: int, decode_seqs: int, context_tokens: int) -> float:
-        """Duration of a step with this work (one expression, so every path agrees)."""
-        return (
-            self.base
-            + self.prefill_token * prefill_tokens
-            + self.decode_seq * decode_seqs
-            + self.context_token * context_tokens
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class RequestSpec:
-    """One request as it reaches the engine."""
-
-    id: str
-    arrival: float
-    """Seconds (the caller's clock) at which it entered the waiting queue."""
-    prompt_tokens: int
-    output_tokens: int
-    """Tokens it generates before it stops (``max_tokens`` when it runs to the limit)."""
-    max_tokens: int | None = None
-    """The request's ``max_tokens``; when equal to ``output_tokens`` it ends in ``length``."""
-    deadline: float | None = None
-    """Absolute time after which it is aborted if unfinished (a client timeout)."""
-
-    def __post_init__(self) -> None:
-        if self.prompt_tokens < 1:
-            raise ValueError(f"request {self.id}: prompt_tokens must be >= 1")
-        if self.output_tokens < 1:
-            raise ValueError(f"request {self.id}: output_tokens must be >= 1")
-
-
-@dataclass(frozen=True, slots=True)
-class RequestResult:
-    """How one request ended: vLLM's per-request timings (``vllm/v1/metrics/stats.py``)."""
-
-    id: str
-    arrival: float
-    finished: float
-    finish_reason: str
-    """``stop``, ``length`` or ``abort`` (vLLM's ``FinishReason`` strings)."""
-    prompt_tokens: int
-    output_tokens: int
-    """Tokens generated (fewer than asked when aborted)."""
-    first_scheduled: float | None
-    first_token: float | None
-    preemptions: int
-
-    @property
-    def timed_out(self) -> bool:
-        return self.finish_reason == "abort"
-
-    @property
-    def queue_time(self) -> float | None:
-        """Arrival to first scheduled (``vllm:request_queue_time_seconds``)."""
-        return None if self.first_scheduled is None else self.first_scheduled - self.arrival
-
-    @property
-    def ttft(self) -> float | None:
-        """Arrival to first token (``vllm:time_to_first_token_seconds``)."""
-        return None if self.first_token is None else self.first_token - self.arrival
-
-    @property
-    def e2e(self) -> float:
-        """Arrival to finish (``vllm:e2e_request_latency_seconds``)."""
-        return self.finished - self.arrival
-
-    @property
-    def mean_itl(self) -> float | None:
-        """Mean time between tokens after the first (vLLM's per-request TPOT)."""
-        if self.first_token is None or self.output_tokens < 2:
-            return None
-        return (self.finished - self.first_token) / (self.output_tokens - 1)
-
-
-class _Request:
-    """A request's mutable state inside the engine (vLLM's ``Request``)."""
-
-    __slots__ = (
-        "blocks",
-        "computed",
-        "first_scheduled",
-        "first_token",
-        "last_token",
-        "output",
-        "preemptions",
-        "spec",
-    )
-
-    def __init__(self, spec: RequestSpec) -> None:
-        self.spec = spec
-        self.computed = 0
-        self.output = 0
-        self.blocks = 0
-        self.preemptions = 0
-        self.first_scheduled: float | None = None
-        self.first_token: float | None = None
-        self.last_token: float | None = None
-
-    @property
-    def tokens(self) -> int:
-        return self.spec.prompt_tokens + self.output
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """What one engine step (or a run of identical decode steps) did."""
-
-    start: float
-    end: float
-    steps: int
-    """Engine steps covered: 1, or more for an aggregated run of decode-only steps."""
-    prefill_tokens: int
-    decode_seqs: int
-    """Decoding sequences, summed over the steps covered (per step for a single one)."""
-    context_tokens: int
-    """Context tokens attended, summed over the steps covered."""
-    tokens: tuple[tuple[str, int], ...] = ()
-    """(request id, tokens generated so far) for every token sampled at ``end`` (single
-    steps only: an aggregated run reports ``generated`` and ``itl`` instead)."""
-    generated: int = 0
-    """Tokens sampled in total."""
-    first_tokens: tuple[float, ...] = ()
-    """TTFT of each request that got its first token."""
-    itl: tuple[tuple[float, int], ...] = ()
-    """(inter-token interval, how many tokens had it) for tokens after a request's first."""
-    prompt_tokens_counted: int = 0
-    """Prompt tokens of requests that got their first token (``vllm:prompt_tokens``)."""
-    finished: tuple[RequestResult, ...] = ()
-    preempted: tuple[str, ...] = ()
-    admitted: tuple[str, ...] = ()
-    """Requests scheduled for the first time (their queue time ends at ``start``)."""
-
-
-@dataclass(slots=True)
-class _Counts:
-    """Totals since the engine started, for tests and the metrics."""
-
-    steps: int = 0
-    preemptions: int = 0
-    generated: int = 0
-    busy_seconds: float = 0.0
-    results: list[RequestResult] = field(default_factory=list)
 
 
 class Engine:
@@ -268,6 +81,8 @@ class Engine:
         a caller that reads no ITL histogram passes ``False`` and gets ``()``, which spares
         a list entry per step of a run. Per-request timings are kept either way."""
         self.waiting: deque[_Request] = deque()
+        self.pending: deque[_Request] = deque()
+        """Requests given by :meth:`arrive` whose arrival no step has reached yet."""
         self.running: list[_Request] = []
         self.free_blocks = config.usable_blocks
         self.free_at = float("-inf")
@@ -278,6 +93,22 @@ class Engine:
         self._by_id: dict[str, _Request] = {}
         self._deadlines = 0
         """Requests in the engine that carry a deadline (none: no expiry scan)."""
+        self._deadline_heap: list[tuple[float, int, _Request]] = []
+        """(deadline, order added, request); entries of ended requests are skipped."""
+        self._added = 0
+        # the aggregate batch (:func:`gpuscale.serving._batch.enter`): valid while ``_batched``
+        self._batched = False
+        self._d = 0
+        """The decode counter shared by the batch (steps taken in aggregate)."""
+        self._decoders = 0
+        """Running requests held in aggregate: the first ``_decoders`` of ``running``."""
+        self._offsets = 0
+        """Sum of the decoders' ``computed - _d``."""
+        self._residues = [0] * config.block_size
+        """Decoders by ``(computed - _d) % block_size``."""
+        self._finishing: list[tuple[int, int, _Request]] = []
+        """Heap of (counter value at the step that finishes it, running order, decoder)."""
+        self._seq = 0
 
     # -- state the metrics read -------------------------------------------------------
 
@@ -287,7 +118,7 @@ class Engine:
 
     @property
     def num_waiting(self) -> int:
-        return len(self.waiting)
+        return len(self.waiting) + len(self.pending)
 
     @property
     def kv_cache_usage(self) -> float:
@@ -296,10 +127,11 @@ class Engine:
 
     @property
     def idle(self) -> bool:
-        return not self.running and not self.waiting
+        return not self.running and not self.waiting and not self.pending
 
     def held_blocks(self) -> int:
         """Blocks the requests hold (equals ``usable_blocks - free_blocks`` unless leaking)."""
+        _batch.leave(self)
         return sum(request.blocks for request in self.running)
 
     # -- requests in ----------------------------------------------------------------
@@ -310,6 +142,23 @@ class Engine:
         A request whose prompt and output can never fit the cache is refused here
         (vLLM refuses prompts longer than ``max_model_len`` at the API server).
         """
+        self.waiting.append(self._admit(spec))
+        self.latest_arrival = max(self.latest_arrival, spec.arrival)
+
+    def arrive(self, spec: RequestSpec) -> None:
+        """Queue a request that arrives at ``spec.arrival``, which may be later than the
+        engine has run to: it joins the waiting queue at the first step that starts at or
+        after its arrival, exactly as if :meth:`run_until` had been run to its arrival and
+        :meth:`add` called then. Arrivals must come in order. This lets a simulator hand
+        over every arrival at once and run the engine only when something reads it.
+        """
+        pending = self.pending
+        if pending and spec.arrival < pending[-1].spec.arrival:
+            raise ValueError(f"request {spec.id} arrives before {pending[-1].spec.id}")
+        pending.append(self._admit(spec))
+
+    def _admit(self, spec: RequestSpec) -> _Request:
+        """A new request's state, once it is known to fit (vLLM's ``max_model_len``)."""
         if spec.id in self._by_id:
             raise ValueError(f"request {spec.id} is already in the engine")
         need = -(-(spec.prompt_tokens + spec.output_tokens) // self.config.block_size)
@@ -319,22 +168,51 @@ class Engine:
                 f"{need} KV blocks, the cache has {self.config.usable_blocks}"
             )
         request = _Request(spec)
-        self.latest_arrival = max(self.latest_arrival, spec.arrival)
         if spec.deadline is not None:
             self._deadlines += 1
+            heapq.heappush(self._deadline_heap, (spec.deadline, self._added, request))
+            self._added += 1
         self._by_id[spec.id] = request
-        self.waiting.append(request)
+        return request
+
+    def _arrive(self, now: float) -> None:
+        """Move the pending requests that have arrived by ``now`` to the waiting queue."""
+        pending, waiting = self.pending, self.waiting
+        while pending and pending[0].spec.arrival <= now:
+            waiting.append(pending.popleft())
 
     def abort(self, request_id: str, now: float) -> RequestResult | None:
         """Drop a request (the client went away); its blocks return to the pool."""
         request = self._by_id.get(request_id)
         if request is None:
             return None
+        _batch.leave(self)
         if request in self.running:
             self.running.remove(request)
-        else:
+        elif request in self.waiting:
             self.waiting.remove(request)
+        else:
+            self.pending.remove(request)
         return self._finish(request, now, "abort")
+
+    def discard(self) -> list[str]:
+        """Forget every request, running then waiting, without results; return their ids.
+
+        For a replica whose process is gone (vLLM v0.11 exits on SIGTERM): nothing runs
+        on this engine again, so the pool is left as it was (its usage gauge reads as at
+        the SIGTERM)."""
+        _batch.leave(self)
+        every = (*self.running, *self.waiting, *self.pending)
+        ids = [request.spec.id for request in every]
+        for request in every:
+            request.ended = True
+            del self._by_id[request.spec.id]
+        self.running.clear()
+        self.waiting.clear()
+        self.pending.clear()
+        self._deadline_heap.clear()
+        self._deadlines = 0
+        return ids
 
     # -- one step -------------------------------------------------------------------
 
@@ -342,8 +220,10 @@ class Engine:
         """Schedule and run one step starting at ``now``; ``None`` when there is no work."""
         if now < self.free_at:
             raise ValueError(f"a step starts at {now} before the last one ends at {self.free_at}")
+        _batch.leave(self)
+        self._arrive(now)
         aborted = self._expire(now)
-        if self.idle:
+        if not self.running and not self.waiting:
             if aborted:
                 return Step(now, now, 0, 0, 0, 0, finished=tuple(aborted))
             return None
@@ -407,7 +287,7 @@ class Engine:
         end = now + self.cost.seconds(prefill, decode, context)
         self.free_at = end
         self.counts.steps += 1
-        self.counts.busy_seconds += end - now
+        self.counts.busy(now, end)
         return self._finish_step(
             now=now,
             end=end,
@@ -488,6 +368,7 @@ class Engine:
     def _finish(self, request: _Request, now: float, reason: str) -> RequestResult:
         self.free_blocks += request.blocks
         request.blocks = 0
+        request.ended = True
         del self._by_id[request.spec.id]
         spec = request.spec
         if spec.deadline is not None:
@@ -530,187 +411,34 @@ class Engine:
         """Run every step that starts before ``until``; return (time free, steps).
 
         The last step may end after ``until``: a request arriving meanwhile waits for it,
-        as it waits for vLLM's ``schedule()`` call. With ``fast`` (the default), runs of
-        decode-only steps in which nothing could change but the token counts come back
-        as one aggregated :class:`Step`; the engine's state is the same either way.
+        as it waits for vLLM's ``schedule()`` call. With ``fast`` (the default), the steps
+        the aggregate batch can take (:func:`gpuscale.serving._batch.advance`) come back
+        as one aggregated :class:`Step`, the others one by one; the engine's state is the
+        same either way.
         """
         steps: list[Step] = []
         t = max(now, self.free_at, self.latest_arrival)
-        while t < until and not self.idle:
-            run = self._decode_run(t, until) if fast else None
-            step = run if run is not None else self.step(t)
+        pending = self.pending
+        while t < until:
+            if not self.running and not self.waiting:
+                if not pending or pending[0].spec.arrival >= until:
+                    break
+                t = max(t, pending[0].spec.arrival)  # idle until the next arrival
+            if fast and _batch.enter(self):
+                run, slow = _batch.advance(self, t, until)
+                if run is not None:
+                    steps.append(run)
+                    t = run.end
+                if not slow:
+                    continue
+                _batch.leave(self)
+            step = self.step(t)
             if step is None:
                 break
             steps.append(step)
             t = step.end
+        self._arrive(until)
         return t, steps
-
-    def _decode_run(self, now: float, until: float) -> Step | None:
-        """Advance k >= 1 decode-only steps at once, or return ``None`` to step normally.
-
-        Eligible when every running request is decoding, they all fit the token budget,
-        and no waiting request can be admitted (none waits, or ``max_num_seqs`` are
-        running). The run carries on through steps that finish requests (the batch
-        shrinks; their blocks return to the pool) as long as nothing could be admitted
-        after them, and stops before the first step that would need more blocks than are
-        free, start at or after ``until`` or a deadline, or follow a finish while requests
-        wait. Each step is the arithmetic :meth:`step` does, in the same order (its
-        duration is :meth:`StepCost.seconds` with no prefill, written out), so times and
-        metrics agree to the last bit.
-        """
-        running = self.running
-        n = len(running)
-        config = self.config
-        if n == 0 or n > config.max_num_batched_tokens:
-            return None
-        waiting = bool(self.waiting)
-        if waiting and n < config.max_num_seqs:
-            return None
-        if now < self.free_at:
-            return None
-        block_size = config.block_size
-        residues = [0] * block_size
-        context = 0
-        for request in running:
-            if request.output == 0 or request.computed != request.tokens - 1:
-                return None
-            residues[request.computed % block_size] += 1
-            context += request.computed + 1
-        stop = until
-        if self._deadlines:
-            for request in (*running, *self.waiting):
-                deadline = request.spec.deadline
-                if deadline is not None and deadline < stop:
-                    stop = deadline
-        # requests by the step (0-based, within the run) whose token finishes them
-        finishing: dict[int, list[_Request]] = {}
-        for request in running:
-            last = request.spec.output_tokens - request.output - 1
-            finishing.setdefault(last, []).append(request)
-        cost = self.cost
-        # StepCost.seconds(0, n, context) term by term: ((base + 0·prefill) + d·n) + c·context
-        base = cost.base + cost.prefill_token * 0
-        per_seq, per_context = cost.decode_seq, cost.context_token
-        free = self.free_blocks
-        detail = self.itl
-        ends: list[float] = []
-        batch: list[int] = []
-        done: list[tuple[_Request, int, float]] = []
-        busy = self.counts.busy_seconds
-        t = now
-        k = 0
-        total_context = 0
-        generated = 0
-        for last in sorted(finishing):
-            # steps k..last run with the same batch; ``last`` finishes some of it
-            length = last + 1 - k
-            fixed = base + per_seq * n
-            needed = _blocks_needed(residues, k, last + 1, block_size)
-            if needed <= free:
-                # blocks suffice for the whole segment: only the clock can stop it
-                steps = 0
-                while steps < length and t < stop:
-                    end = t + (fixed + per_context * context)
-                    busy += end - t
-                    if detail:
-                        ends.append(end)
-                        batch.append(n)
-                    context += n
-                    t = end
-                    steps += 1
-                free -= (
-                    needed
-                    if steps == length
-                    else _blocks_needed(residues, k, k + steps, block_size)
-                )
-            else:
-                steps = 0
-                while steps < length and t < stop:
-                    new_blocks = residues[(-(k + steps)) % block_size]
-                    if new_blocks > free:
-                        break
-                    end = t + (fixed + per_context * context)
-                    busy += end - t
-                    free -= new_blocks
-                    if detail:
-                        ends.append(end)
-                        batch.append(n)
-                    context += n
-                    t = end
-                    steps += 1
-            # context summed over the segment's steps, exactly (integers)
-            total_context += steps * (context - steps * n) + n * steps * (steps - 1) // 2
-            generated += n * steps
-            k += steps
-            if steps < length:
-                break
-            for request in finishing[last]:
-                computed = request.computed + k
-                free += -(-computed // block_size)
-                residues[request.computed % block_size] -= 1
-                context -= computed + 1
-                n -= 1
-                done.append((request, k, t))
-            if waiting:
-                break
-        if k == 0:
-            return None
-        itl: list[tuple[float, int]] = []
-        if detail:
-            first: dict[float, int] = {}
-            for request in running:
-                assert request.last_token is not None
-                gap = ends[0] - request.last_token
-                first[gap] = first.get(gap, 0) + 1
-            itl = list(first.items())
-            itl.extend((ends[j] - ends[j - 1], batch[j]) for j in range(1, k))
-        finished: list[RequestResult] = []
-        if done:
-            gone = {id(request) for request, _steps, _end in done}
-            self.running = [request for request in running if id(request) not in gone]
-            for request, steps, end in done:
-                request.computed += steps
-                request.output += steps
-                request.last_token = end
-                spec = request.spec
-                reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
-                request.blocks = 0  # already back in ``free`` (the run needed them)
-                finished.append(self._finish(request, end, reason))
-        for request in self.running:
-            request.computed += k
-            request.output += k
-            request.blocks = -(-request.computed // block_size)
-            request.last_token = t
-        self.free_blocks = free
-        self.free_at = t
-        self.counts.steps += k
-        self.counts.generated += generated
-        self.counts.busy_seconds = busy
-        return Step(
-            now,
-            t,
-            k,
-            0,
-            generated,
-            total_context,
-            generated=generated,
-            itl=tuple(itl),
-            finished=tuple(finished),
-        )
-
-
-def _blocks_needed(residues: list[int], first: int, stop: int, block_size: int) -> int:
-    """New KV blocks decode steps ``first``..``stop - 1`` of a run take: a request whose
-    computed tokens were ``c`` at the run's start (``residues[c % block_size]`` counts
-    them) needs one at step ``j`` when ``c + j`` is a multiple of the block size."""
-    if stop <= first:
-        return 0
-    total = 0
-    for residue, count in enumerate(residues):
-        if count:
-            m = -residue % block_size  # steps j with j % block_size == m
-            total += count * ((stop - 1 - m) // block_size - (first - 1 - m) // block_size)
-    return total
 
 
 def replay(

@@ -22,11 +22,12 @@ SIGTERM, at most the grace period), not after a drain.
 
 **Speed.** As in the queue model, arrivals are not events: :meth:`EngineRouter.advance`
 is called before anything reads the replicas (a scrape, an endpoint change) and
-dispatches every arrival up to that instant, running each engine up to the arrival it
-receives. The engine jumps over runs of decode-only steps in one call
-(:meth:`gpuscale.serving.Engine.run_until`), so a replica costs roughly one scheduler
-pass per arrival and per finish, not one per token. Metrics are accounted as the steps
-come back; gauges are read from the engine when scraped.
+dispatches every arrival up to that instant to its replica's engine with
+:meth:`gpuscale.serving.Engine.arrive`, which queues it for its arrival time without
+running the engine; each engine is then run once to that instant
+(:meth:`gpuscale.serving.Engine.run_until`, whose aggregate batch costs O(admitted +
+finished) a step and a tight loop of float additions between events). Metrics are
+accounted as the steps come back; gauges are read from the engine when scraped.
 
 **What a caller reads.** :meth:`EngineRouter.finish` returns the same
 :class:`~gpuscale.sim.requests.RequestLog` the queue model does (arrival, end-to-end
@@ -319,7 +320,6 @@ class EngineRouter:
         if now >= server.stopped_at or now >= server.gone_at:
             self.exceptions[index] = DROPPED
             return
-        self._run(server, now)
         spec = RequestSpec(
             str(index),
             now,
@@ -328,7 +328,7 @@ class EngineRouter:
             deadline=self.arrivals[index] + self.capacity.timeout_s,
         )
         try:
-            server.engine.add(spec)
+            server.engine.arrive(spec)  # the engine runs to it when next read
         except ValueError:  # longer than the KV cache: vLLM refuses it (max_model_len)
             self.exceptions[index] = DROPPED
 
@@ -345,7 +345,12 @@ class EngineRouter:
         engine.counts.results.clear()  # the log holds them; the engine need not
         last = steps[-1]
         if last.end > until and last.finished:
-            server.tail = (last.end, [int(r.id) for r in last.finished if not r.timed_out])
+            # an aggregated Step also holds finishes of its earlier steps (answered by
+            # ``until``); only those at its end, after ``until``, are still on their way
+            server.tail = (
+                last.end,
+                [int(r.id) for r in last.finished if not r.timed_out and r.finished > until],
+            )
 
     def _account(self, steps: Sequence[Step]) -> None:
         latencies, ttft, itl, queued = self.latencies, self.ttft, self.itl, self.queue_time
@@ -405,10 +410,8 @@ class EngineRouter:
         if end > now:
             for index in answered:
                 self._drop(index, now)
-        for request in (*engine.running, *engine.waiting):
-            self._drop(int(request.spec.id), now)
-        engine.running.clear()
-        engine.waiting.clear()
+        for request_id in engine.discard():
+            self._drop(int(request_id), now)
 
     def _drop(self, index: int, now: float) -> None:
         """Request ``index`` fails at ``now``: its answer never reaches the client."""
@@ -437,7 +440,7 @@ class EngineRouter:
 
         for server in servers:
             engine = server.engine
-            for request in (*engine.running, *engine.waiting):
+            for request in (*engine.running, *engine.waiting, *engine.pending):
                 index = int(request.spec.id)
                 self._drop(index, t)
                 self.exceptions[index] = unfinished(index)

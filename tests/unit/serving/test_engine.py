@@ -7,8 +7,11 @@ are chosen so durations are exact in binary floating point where times are compa
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gpuscale.serving import Engine, EngineConfig, RequestSpec, ServingMetrics, StepCost, replay
+from gpuscale.serving._batch import _blocks_needed
 
 COST = StepCost(base=1.0, prefill_token=0.125, decode_seq=0.25, context_token=0.0)
 
@@ -184,3 +187,21 @@ def test_metrics_follow_vllm_accounting() -> None:
     assert metrics.ttft.count == 2
     assert metrics.itl.count == 8 - 2
     assert metrics.e2e.count == metrics.queue_time.count == 2
+
+
+@given(
+    offsets=st.lists(st.integers(min_value=0, max_value=200), max_size=20),
+    first=st.integers(min_value=0, max_value=100),
+    steps=st.integers(min_value=0, max_value=70),
+    block_size=st.sampled_from([1, 4, 16]),
+)
+def test_blocks_needed_counts_every_block_boundary(offsets, first, steps, block_size) -> None:
+    """The closed form against counting step by step which decoder crosses a boundary."""
+    residues = [0] * block_size
+    for offset in offsets:
+        residues[offset % block_size] += 1
+    expected = sum(
+        (offset + j) % block_size == 0 for offset in offsets for j in range(first, first + steps)
+    )
+    got = _blocks_needed(residues, first, first + steps, block_size, len(offsets))
+    assert got == expected
