@@ -118,6 +118,24 @@ def test_a_deleted_replica_aborts_what_it_holds_and_drops_later_arrivals() -> No
     assert doomed.engine.idle
 
 
+def test_a_request_answered_before_the_sigterm_is_served() -> None:
+    """A short request finishes inside a decode run beside a long one; the replica gets
+    SIGTERM later, while the long one still decodes. Only the long one fails: the short
+    one's answer reached the client before the SIGTERM (the older fast path dropped every
+    finish of a decode run that was still in progress at the SIGTERM)."""
+    router = _router([(0.0, 200, 2000), (0.0, 200, 5)])
+    server = router.new_server("a", 0.0)
+    router.add_endpoint(server, 0.0)
+    router.advance(1.0)  # the short request is done within a few steps (milliseconds)
+    router.terminate(server, 1.0)
+    router.remove_endpoint(server)
+    router.retire(server, 1.0)
+    log = router.finish(60.0, [server])
+    assert log.outcomes.tolist() == [DROPPED, SERVED]
+    assert log.latencies[1] < 1.0
+    assert math.isnan(log.latencies[0])
+
+
 def test_gpu_utilisation_follows_the_engines_busy_time() -> None:
     router = _router([(0.0, 2000, 200), (5.0, 2000, 200)])
     server = router.new_server("p", 0.0)
