@@ -18,7 +18,7 @@ import heapq
 import math
 from typing import TYPE_CHECKING
 
-from gpuscale.serving._records import RequestResult, Step, _Request
+from gpuscale.serving._records import RequestResult, Step, _Request, step_work
 
 if TYPE_CHECKING:
     from gpuscale.serving._engine import Engine
@@ -255,20 +255,11 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             if request.first_scheduled is None:
                 request.first_scheduled = t
                 admitted.append(request.spec.id)
-        prefill = 0
-        decode = n
-        context = offsets + n * (d + 1)
-        for request, new in scheduled:
-            reached = request.computed + new
-            if (
-                new == 1
-                and request.output > 0
-                and reached == request.spec.prompt_tokens + request.output
-            ):
-                decode += 1
-            else:
-                prefill += new
-            context += reached
+        # the aggregate's n decoders, then the requests scheduled one by one (ints: the
+        # sums are the ordinary step's whatever the order)
+        prefill, decode, context = step_work(scheduled)
+        decode += n
+        context += offsets + n * (d + 1)
         # StepCost.seconds written out, the same terms in the same order
         end = t + (cost_base + per_prefill * prefill + per_seq * decode + per_context * context)
         k += 1

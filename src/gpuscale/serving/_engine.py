@@ -52,6 +52,7 @@ from gpuscale.serving._records import (
     StepCost,
     _Counts,
     _Request,
+    step_work,
 )
 
 __all__ = [
@@ -272,18 +273,7 @@ class Engine:
                 if request.first_scheduled is None:
                     request.first_scheduled = now
                     admitted.append(request.spec.id)
-        prefill = decode = context = 0
-        for request, new in scheduled:
-            reached = request.computed + new
-            if (
-                new == 1
-                and request.output > 0
-                and reached == request.spec.prompt_tokens + request.output
-            ):
-                decode += 1
-            else:
-                prefill += new
-            context += reached
+        prefill, decode, context = step_work(scheduled)
         end = now + self.cost.seconds(prefill, decode, context)
         self.free_at = end
         self.counts.steps += 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["EngineConfig", "RequestResult", "RequestSpec", "Step", "StepCost"]
+__all__ = ["EngineConfig", "RequestResult", "RequestSpec", "Step", "StepCost", "step_work"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +169,26 @@ class _Request:
     @property
     def tokens(self) -> int:
         return self.spec.prompt_tokens + self.output
+
+
+def step_work(scheduled: list[tuple[_Request, int]]) -> tuple[int, int, int]:
+    """What a step's scheduled requests cost it, as :meth:`StepCost.seconds` takes it:
+    (prompt tokens computed, decoding sequences, context tokens after the step). A
+    request scheduled one token that is its next output token decodes; any other
+    scheduled tokens are prefill (a chunk, or a resumed request's recompute)."""
+    prefill = decode = context = 0
+    for request, new in scheduled:
+        reached = request.computed + new
+        if (
+            new == 1
+            and request.output > 0
+            and reached == request.spec.prompt_tokens + request.output
+        ):
+            decode += 1
+        else:
+            prefill += new
+        context += reached
+    return prefill, decode, context
 
 
 @dataclass(frozen=True, slots=True)
