@@ -39,7 +39,16 @@ import numpy.typing as npt
 from gpuscale.sim.load import WINDOW_S, ArrivalSource, TraceSource
 from gpuscale.sim.specs import RequestCapacity
 
-__all__ = ["DROPPED", "SERVED", "TIMED_OUT", "UNFINISHED", "ReplicaServer", "RequestLog", "Router"]
+__all__ = [
+    "DROPPED",
+    "SERVED",
+    "TIMED_OUT",
+    "UNFINISHED",
+    "ArrivalWindows",
+    "ReplicaServer",
+    "RequestLog",
+    "Router",
+]
 
 SERVED = 0
 """Outcome: answered (late or not is the latency target's business)."""
@@ -199,7 +208,40 @@ class ReplicaServer:
         return covered / window
 
 
-class Router:
+class ArrivalWindows:
+    """The cursor both routers keep over their source's windows of arrivals
+    (:data:`~gpuscale.sim.load.WINDOW_S` each): :meth:`_dispatch_due` hands every arrival
+    at or before ``t`` to the router's ``_dispatch``, loading windows as it reaches them.
+    A router sets ``_times`` (the loaded window's arrival times), ``_i`` (the next one)
+    and ``_window``, and loads a window in ``_next_window``."""
+
+    _times: list[float]
+    _i: int
+    _window: int
+
+    def _next_window(self) -> None:
+        raise NotImplementedError
+
+    def _dispatch(self, i: int, j: int) -> None:
+        raise NotImplementedError
+
+    def _dispatch_due(self, t: float) -> None:
+        while True:
+            if self._i >= len(self._times):
+                if (self._window + 1) * WINDOW_S > t:
+                    return
+                self._next_window()
+                continue
+            times = self._times
+            j = bisect.bisect_right(times, t, self._i)
+            if j > self._i:
+                self._dispatch(self._i, j)
+                self._i = j
+            if j < len(times):
+                return
+
+
+class Router(ArrivalWindows):
     """A workload's Service: arrivals in, dispatched to the replicas it routes to."""
 
     def __init__(
@@ -273,19 +315,7 @@ class Router:
         """Dispatch every arrival at or before ``t``."""
         if t < self.now:
             return
-        while True:
-            if self._i >= len(self._times):
-                if (self._window + 1) * WINDOW_S > t:
-                    break
-                self._next_window()
-                continue
-            times = self._times
-            j = bisect.bisect_right(times, t, self._i)
-            if j > self._i:
-                self._dispatch(self._i, j)
-                self._i = j
-            if j < len(times):
-                break
+        self._dispatch_due(t)
         self.now = t
 
     def _log(self, latency: float, outcome: int) -> int:

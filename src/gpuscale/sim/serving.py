@@ -38,7 +38,6 @@ inter-token latency and queue time (NaN when it never got that far).
 from __future__ import annotations
 
 import array
-import bisect
 import math
 from collections import deque
 from collections.abc import Sequence
@@ -47,8 +46,8 @@ import numpy as np
 
 from gpuscale.serving import METRICS, Engine, RequestSpec, ServingMetrics, Step
 from gpuscale.serving._metrics import FINISH_REASONS
-from gpuscale.sim.load import WINDOW_S, ArrivalSource
-from gpuscale.sim.requests import DROPPED, TIMED_OUT, UNFINISHED, RequestLog
+from gpuscale.sim.load import ArrivalSource
+from gpuscale.sim.requests import DROPPED, TIMED_OUT, UNFINISHED, ArrivalWindows, RequestLog
 from gpuscale.sim.specs import EngineCapacity
 
 __all__ = ["VLLM_NAMES", "EngineRouter", "EngineServer", "reads_histograms", "series_keys"]
@@ -199,7 +198,7 @@ def series_keys(model_name: str) -> tuple[tuple[tuple[str, str], ...], ...]:
     return tuple(keys)
 
 
-class EngineRouter:
+class EngineRouter(ArrivalWindows):
     """A ``vllm`` workload's Service: arrivals in, dispatched to the replicas' engines.
 
     The same interface as :class:`~gpuscale.sim.requests.Router` (the world, the loader
@@ -269,19 +268,7 @@ class EngineRouter:
         """Dispatch every arrival at or before ``t`` and run every engine up to ``t``."""
         if t < self.now:
             return
-        while True:
-            if self._i >= len(self._times):
-                if (self._window + 1) * WINDOW_S > t:
-                    break
-                self._next_window()
-                continue
-            times = self._times
-            j = bisect.bisect_right(times, t, self._i)
-            if j > self._i:
-                self._dispatch(self._i, j)
-                self._i = j
-            if j < len(times):
-                break
+        self._dispatch_due(t)
         for server in self.endpoints:
             self._run(server, t)
         self.now = t
