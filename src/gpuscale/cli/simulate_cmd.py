@@ -18,6 +18,7 @@ from gpuscale.cli._options import (
     SeedOption,
     SpeedupOption,
     TraceFormatOption,
+    profile_option,
     until_option,
     workload_option,
 )
@@ -40,13 +41,9 @@ def simulate_command(
     ],
     profile: Annotated[
         Path | None,
-        typer.Option(
-            "--profile",
-            "-p",
-            metavar="FILE",
-            help="gpuscale.yaml (default: the one beside the manifests or one level up, else "
-            "./gpuscale.yaml, else the defaults).",
-            show_default=False,
+        profile_option(
+            "default: the gpuscale.yaml beside the manifests or one level up, else "
+            "./gpuscale.yaml, else the defaults"
         ),
     ] = None,
     scenario: Annotated[

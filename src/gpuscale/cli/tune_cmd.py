@@ -17,6 +17,7 @@ from gpuscale.cli._options import (
     SeedOption,
     SpeedupOption,
     TraceFormatOption,
+    profile_option,
     until_option,
     workload_option,
 )
@@ -57,12 +58,8 @@ def tune_command(
     ],
     profile: Annotated[
         Path | None,
-        typer.Option(
-            "--profile",
-            "-p",
-            metavar="FILE",
-            help="gpuscale.yaml (found as simulate finds it); its tune: section bounds the search.",
-            show_default=False,
+        profile_option(
+            "gpuscale.yaml, found as simulate finds it; its tune: section bounds the search"
         ),
     ] = None,
     validate_trace: Annotated[
