@@ -20,7 +20,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuscale.cli._profile_input import DEFAULTS_SOURCE, optional_profile
 from gpuscale.cli._simulation import RunOutcome, console, run, summaries_table, write_timeline
@@ -42,8 +42,10 @@ from gpuscale.sim.inputs import (
 )
 from gpuscale.sim.load_checks import step_workload
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
-from gpuscale.sim.traces import Trace
 from gpuscale.sim.world import LoadSpec
+
+if TYPE_CHECKING:
+    from gpuscale.sim.traces import Trace
 
 __all__ = ["Prepared", "check_options", "execute", "find_profile", "prepare", "read_trace_as"]
 

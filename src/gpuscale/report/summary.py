@@ -29,8 +29,9 @@ numbers. Definitions:
 :func:`summary_table` lays them out as the report's
 :class:`~gpuscale.report.tables.Summary` (titled sections of label, value, note rows);
 :func:`timeline_summary` does both for a timeline read from a file. The request logs are
-the simulator's (:class:`gpuscale.sim.requests.RequestLog`); their outcome codes are
-imported only when there are logs, so importing the report does not load the simulator.
+the simulator's (:class:`gpuscale.sim.requests.RequestLog`); their outcome codes (and
+numpy, which reads them) are imported only when there are logs, so importing the report
+loads neither the simulator nor numpy.
 """
 
 from __future__ import annotations
@@ -41,13 +42,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from gpuscale.kube import format_duration
 from gpuscale.report.tables import Summary, SummaryRow, SummarySection
 from gpuscale.timeline import Record, Timeline
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from gpuscale.sim.requests import RequestLog
 
 __all__ = [
@@ -382,12 +383,16 @@ def _pools(
 
 
 def _percentile(values: np.ndarray[Any, Any], q: float) -> float | None:
+    import numpy as np  # noqa: PLC0415 - see the module docstring
+
     return float(np.percentile(values, q)) if values.size else None
 
 
 def _requests(logs: Mapping[str, RequestLog], targets: Mapping[str, float]) -> list[RequestStats]:
     if not logs:
         return []
+    import numpy as np  # noqa: PLC0415 - see the module docstring
+
     from gpuscale.sim.requests import (  # noqa: PLC0415 - see the module docstring
         DROPPED,
         SERVED,

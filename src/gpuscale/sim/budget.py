@@ -20,11 +20,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuscale.sim.inputs import SimulationInputs
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario
 from gpuscale.sim.specs import EngineCapacity
-from gpuscale.sim.traces import Trace
+
+if TYPE_CHECKING:
+    from gpuscale.sim.traces import Trace
 
 __all__ = ["DEFAULT_MAX_WORK", "ENGINE_REQUEST", "WorkEstimate", "estimate_work"]
 

@@ -6,16 +6,19 @@ the ledger and the recorder read them). Pure.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from gpuscale.controllers.replicaset import PodStatusView
 from gpuscale.controllers.scheduler import NodeView, PodRequirements, quantities
 from gpuscale.kube import Taint
 from gpuscale.sim.engine import Handle
-from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget
-from gpuscale.sim.serving import EngineRouter, EngineServer
 from gpuscale.sim.specs import SimPool, SimWorkload
 from gpuscale.timeline import WorkloadState
+
+if TYPE_CHECKING:
+    from gpuscale.sim.requests import ReplicaServer, Router
+    from gpuscale.sim.serving import EngineRouter, EngineServer
 
 __all__ = ["NAME_CHARS", "Node", "Pod", "Workload"]
 

@@ -12,10 +12,10 @@ from gpuscale.errors import InputError
 from gpuscale.manifests import KeyPath
 from gpuscale.sim.scenario import RampStep, RateStep, Scenario, Step
 from gpuscale.sim.specs import EngineCapacity, SimWorkload
-from gpuscale.sim.traces import Trace
 
 if TYPE_CHECKING:
     from gpuscale.sim.inputs import SimulationInputs
+    from gpuscale.sim.traces import Trace
 
 __all__ = [
     "ProfileLocator",

@@ -18,18 +18,16 @@ from typing import TYPE_CHECKING
 from gpuscale.errors import InputError
 from gpuscale.sim.cluster import Workload
 from gpuscale.sim.engine import Priority
-from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
 from gpuscale.sim.load_checks import check_capacity, step_workload
-from gpuscale.sim.requests import Router
 from gpuscale.sim.scenario import GaugeStep, RampStep, RateStep, Scenario
-from gpuscale.sim.serving import EngineRouter, reads_histograms
 from gpuscale.sim.specs import RequestCapacity
-from gpuscale.sim.traces import Trace
 from gpuscale.timeline import Decision
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from gpuscale.sim.load import RateSchedule, RateSource, TraceSource
+    from gpuscale.sim.traces import Trace
     from gpuscale.sim.world import World
 
 __all__ = ["LoadDriver", "LoadSpec"]
@@ -121,6 +119,12 @@ class LoadDriver:
             steps = rate_steps.get(workload.spec.key)
             if trace is None and not steps:
                 continue
+            # Requests need numpy (sim.load, sim.requests, sim.serving); a run of gauge
+            # steps alone imports none of them.
+            from gpuscale.sim.load import RateSchedule, RateSource, TraceSource  # noqa: PLC0415
+            from gpuscale.sim.requests import Router  # noqa: PLC0415
+            from gpuscale.sim.serving import EngineRouter, reads_histograms  # noqa: PLC0415
+
             capacity = workload.spec.capacity
             assert capacity is not None  # check_capacity above
             if trace is not None:

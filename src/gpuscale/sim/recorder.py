@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from gpuscale.sim.engine import Handle, Priority
 from gpuscale.sim.ledger import CostReport
-from gpuscale.sim.requests import RequestLog
 from gpuscale.sim.specs import SimulationSpec
 from gpuscale.timeline import Decision, Header, Record, WorkloadState
 
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from gpuscale.sim.cluster import Workload
+    from gpuscale.sim.requests import RequestLog
     from gpuscale.sim.world import World
 
 __all__ = ["Recorder", "SimulationResult", "header_of"]

@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING
 
 from gpuscale.controllers import kube_state_metrics as ksm
 from gpuscale.sim.cluster import Node, Pod
-from gpuscale.sim.requests import ReplicaServer, Router
 from gpuscale.sim.scrape import ScrapeTarget, SeriesKey
-from gpuscale.sim.serving import EngineRouter, EngineServer, reads_histograms, series_keys
 
 if TYPE_CHECKING:
+    from gpuscale.sim.serving import EngineRouter
     from gpuscale.sim.world import World
 
 __all__ = [
@@ -232,7 +231,14 @@ def pod_target(world: World, pod: Pod) -> ScrapeTarget:
     router = pod.workload.router
     gauge_names = [g for g in pod.gauges if g in spec.gauges]
     keys: list[SeriesKey] = [(("__name__", g),) for g in gauge_names]
-    if isinstance(router, Router):
+    if router is not None:
+        # A workload with requests: their modules import numpy, which a run of gauge
+        # steps alone does not load.
+        from gpuscale.sim.requests import ReplicaServer  # noqa: PLC0415
+        from gpuscale.sim.serving import EngineRouter  # noqa: PLC0415
+
+        if isinstance(router, EngineRouter):
+            return _engine_target(world, pod, router, labels, keys, gauge_names)
         keys += [
             (("__name__", names.in_flight),),
             (("__name__", names.queued),),
@@ -246,8 +252,6 @@ def pod_target(world: World, pod: Pod) -> ScrapeTarget:
             (("__name__", f"{names.latency}_sum"),),
             (("__name__", f"{names.latency}_count"),),
         ]
-    if isinstance(router, EngineRouter):
-        return _engine_target(world, pod, router, labels, keys, gauge_names)
     fixed_keys = tuple(keys)
     keep = world.scrape.keep
     latencies = keep is None or not keep.isdisjoint(
@@ -296,6 +300,8 @@ def _engine_target(  # noqa: PLR0917 - pod_target's pieces, handed on
     """A ``vllm`` replica's endpoint: the pod's gauges and vLLM's families
     (``gpuscale.sim.serving.series_keys``)."""
     spec = pod.workload.spec
+    from gpuscale.sim.serving import EngineServer, reads_histograms, series_keys  # noqa: PLC0415
+
     fixed_keys = (*gauge_keys, *series_keys(router.capacity.model_name))
     histograms = reads_histograms(world.scrape.keep)
 

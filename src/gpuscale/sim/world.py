@@ -41,6 +41,7 @@ import math
 import random
 import uuid
 from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from gpuscale.controllers import cluster_autoscaler as ca
 from gpuscale.controllers.kubelet import pod_startup
@@ -62,15 +63,17 @@ from gpuscale.sim.loading import LoadDriver, LoadSpec
 from gpuscale.sim.metrics import MetricsBackend
 from gpuscale.sim.provider import PROVIDERS
 from gpuscale.sim.recorder import Recorder, SimulationResult, header_of
-from gpuscale.sim.requests import ReplicaServer, RequestLog
 from gpuscale.sim.scaler_loop import start_scaler
 from gpuscale.sim.scalers import Scaler
 from gpuscale.sim.scrape import ScrapeManager
-from gpuscale.sim.serving import EngineServer
 from gpuscale.sim.specs import SimPool, SimulationSpec
 from gpuscale.sim.targets import EXPORTER_NAMES, KubeStateMetrics, exporter_target, pod_target
 from gpuscale.sim.timing import clock_phase
 from gpuscale.timeline import Decision, Record
+
+if TYPE_CHECKING:
+    from gpuscale.sim.requests import ReplicaServer, RequestLog
+    from gpuscale.sim.serving import EngineServer
 
 __all__ = ["CostReport", "LoadSpec", "SimulationResult", "World"]
 
