@@ -22,6 +22,7 @@ from rich.table import Table
 
 from gpuscale import __version__
 from gpuscale._files import write_atomically
+from gpuscale.cli import _gc
 from gpuscale.cli._tables import grid_table
 from gpuscale.errors import InputError
 from gpuscale.kube import format_duration
@@ -152,6 +153,7 @@ def run(
     """Simulate ``inputs`` under ``load`` up to ``until`` and summarise the run; with
     ``progress``, a run that takes more than a few seconds of ``clock`` shows it on stderr."""
     simulation = inputs.simulation(load=load, seed=seed)
+    _gc.resume()  # start-up is over (gpuscale.cli._gc)
     with _progress(until, label, progress, clock) as tick:
         step = max(until / 200, 600.0)
         result = simulation.run(until, progress=tick, progress_every_s=step)

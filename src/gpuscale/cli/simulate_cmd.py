@@ -139,23 +139,26 @@ def simulate_command(
           --workload llm --speedup 4 --until 2h --report run.html
       gpuscale simulate k8s/ --scenario spike.yaml --timeline run.jsonl -o json
     """
-    from gpuscale.cli import _simulate  # noqa: PLC0415 - heavy; see module doc
+    from gpuscale.cli import _gc  # noqa: PLC0415 - see module doc
 
-    _simulate.execute(
-        manifests=manifests,
-        profile=profile,
-        scenario=scenario,
-        trace=trace,
-        trace_format=trace_format,
-        workload=workload,
-        speedup=speedup,
-        until=until,
-        seed=seed,
-        namespace=namespace,
-        timeline=timeline,
-        report=report,
-        plots=plots,
-        label=label,
-        output=output,
-        max_work=max_work,
-    )
+    with _gc.paused():  # until the run starts (gpuscale.cli._simulation.run)
+        from gpuscale.cli import _simulate  # noqa: PLC0415 - heavy; see module doc
+
+        _simulate.execute(
+            manifests=manifests,
+            profile=profile,
+            scenario=scenario,
+            trace=trace,
+            trace_format=trace_format,
+            workload=workload,
+            speedup=speedup,
+            until=until,
+            seed=seed,
+            namespace=namespace,
+            timeline=timeline,
+            report=report,
+            plots=plots,
+            label=label,
+            output=output,
+            max_work=max_work,
+        )
