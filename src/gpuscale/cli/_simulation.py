@@ -3,7 +3,8 @@ progress bar, its timeline header, writing the timeline file, and the summary
 table on the terminal (the summary itself is :mod:`gpuscale.report.summary`).
 
 The I/O edge around ``gpuscale.sim``: files are written whole (a temporary name renamed
-into place) or not at all; progress goes to stderr.
+into place) or not at all; progress goes to stderr. rich is imported when something is
+printed with it (a table, a progress bar), so ``simulate -o json`` does without it.
 """
 
 from __future__ import annotations
@@ -14,16 +15,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from gpuscale import __version__
 from gpuscale._files import write_atomically
 from gpuscale.cli import _gc
-from gpuscale.cli._tables import grid_table
 from gpuscale.errors import InputError
 from gpuscale.kube import format_duration
 from gpuscale.report import (
@@ -37,6 +33,11 @@ from gpuscale.report import (
 from gpuscale.sim.inputs import APPROXIMATIONS, SimulationInputs
 from gpuscale.sim.world import LoadSpec, SimulationResult
 from gpuscale.timeline import Header, Timeline, encode_header, encode_record
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
 
 __all__ = [
     "RunOutcome",
@@ -53,6 +54,8 @@ _LINE_EVERY_S = 10.0
 
 def console() -> Console:
     """stdout for tables: the terminal's width, or 120 columns when piped."""
+    from rich.console import Console  # noqa: PLC0415 - see module doc
+
     probe = Console()
     return Console(highlight=False, width=None if probe.is_terminal else 120)
 
@@ -86,7 +89,7 @@ class _Progress:
         self.clock = clock
         self.started = clock()
         self.last_line = self.started
-        self.console = Console(stderr=True)
+        self.console: Console | None = None
         self.bar: Progress | None = None
         self.task: Any = None
 
@@ -95,8 +98,19 @@ class _Progress:
         if now - self.started < _QUIET_FOR_S:
             return
         done = format_duration(t)
+        if self.console is None:
+            from rich.console import Console  # noqa: PLC0415 - see module doc
+
+            self.console = Console(stderr=True)
         if self.console.is_terminal:
             if self.bar is None:
+                from rich.progress import (  # noqa: PLC0415 - see module doc
+                    BarColumn,
+                    Progress,
+                    TextColumn,
+                    TimeElapsedColumn,
+                )
+
                 self.bar = Progress(
                     TextColumn("[bold]{task.description}"),
                     BarColumn(),
@@ -214,6 +228,8 @@ def write_timeline(path: Path, timeline: Timeline) -> None:
 
 def summaries_table(outcomes: Sequence[RunOutcome], title: str) -> Table:
     """Several runs' summaries side by side."""
+    from gpuscale.cli._tables import grid_table  # noqa: PLC0415 - rich; see module doc
+
     return grid_table(
         side_by_side([o.label for o in outcomes], [o.summary for o in outcomes]), title
     )
