@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -36,8 +36,9 @@ from gpuscale.controllers import autoscaler_defaults as ca
 from gpuscale.kube import Taint, format_duration, parse_duration, parse_quantity
 from gpuscale.manifests import KeyPath, Location, nearest_location
 from gpuscale.profile.catalogue import DOKS_LABEL_DOMAIN, GpuVendor, Size, size_for
-from gpuscale.serving import EngineConfig, StepCost
-from gpuscale.serving.presets import GPUS, MODELS, kv_blocks, preset, presets
+
+if TYPE_CHECKING:
+    from gpuscale.serving import EngineConfig, StepCost
 
 __all__ = [
     "DOKS_LABEL_DOMAIN",
@@ -532,6 +533,9 @@ class KedaSpec(_Model):
 
 
 def _preset_name(value: str) -> str:
+    # gpuscale.serving is imported by the profiles that use it (serving.kind vllm).
+    from gpuscale.serving.presets import presets  # noqa: PLC0415
+
     table = presets()
     gpu, _, model = value.partition("/")
     if (gpu, model) not in table:
@@ -672,6 +676,9 @@ class ServingSpec(_Model):
         ``ValueError`` for kind queue, or when the values leave no usable engine."""
         if self.kind != "vllm":
             raise ValueError("kind queue has no engine")
+        from gpuscale.serving import EngineConfig, StepCost  # noqa: PLC0415 - see _preset_name
+        from gpuscale.serving.presets import GPUS, MODELS, kv_blocks, preset  # noqa: PLC0415
+
         cost = self.step_cost or StepCostSpec()
         terms = {term: getattr(cost, term) for term in _TERMS}
         blocks = self.num_gpu_blocks

@@ -15,15 +15,18 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gpuscale.controllers.cluster_autoscaler import GPU_RESOURCE_NAMES, AutoscalingOptions
 from gpuscale.controllers.hpa import HPAControllerOptions
 from gpuscale.controllers.kubelet import Readiness
 from gpuscale.controllers.scheduler import PodRequirements, quantities
 from gpuscale.kube import NodeSelectorTerm, Taint, Toleration
-from gpuscale.serving import EngineConfig, StepCost
 from gpuscale.sim.provider import PROVIDERS
 from gpuscale.sim.timing import Latencies
+
+if TYPE_CHECKING:
+    from gpuscale.serving import EngineConfig, StepCost
 
 __all__ = [
     "DEFAULT_LATENCY_BUCKETS",
