@@ -54,6 +54,27 @@ HEAVY_GPUSCALE = (
     "gpuscale.report",
     "gpuscale.sim",
 )
+_GAUGE_RUN = ["simulate", "examples/tutorial", "--scenario", "examples/tutorial-scenario.yaml"]
+_NOT_IN_A_GAUGE_RUN = [
+    "numpy",
+    "matplotlib",
+    "optuna",
+    "kubernetes",
+    "kubernetes_validate",
+    "yaml",
+    "asyncio",
+    "httpx",
+    "gpuscale.serving",
+    "gpuscale.sim.requests",
+    "gpuscale.sim.serving",
+    "gpuscale.sim.load",
+    "gpuscale.sim.traces",
+    "gpuscale.report.plots",
+    "gpuscale.report.page",
+    "gpuscale.tune",
+    "gpuscale.live",
+    "gpuscale.lint",
+]
 _PROBE = """
 import json, sys
 from gpuscale.cli.main import main
@@ -167,6 +188,18 @@ def test_command_help_imports_only_its_own_module(module: str, name: str) -> Non
             ],
         ),
         (["init", "--stdout"], ["jsonschema", "gpuscale.profile._model", "gpuscale.lint"]),
+        # A run of gauge steps sends no requests: no numpy (the request model's), no vLLM
+        # engine model; the Kubernetes schemas are read without kubernetes_validate's
+        # module (it imports PyYAML); -o json prints without rich, the table without a
+        # progress bar (docs/benchmarks/sim_startup.md).
+        pytest.param(
+            [*_GAUGE_RUN, "-o", "json"],
+            [*_NOT_IN_A_GAUGE_RUN, "rich"],
+            id="simulate-gauges-json",
+        ),
+        pytest.param(
+            _GAUGE_RUN, [*_NOT_IN_A_GAUGE_RUN, "rich.progress"], id="simulate-gauges-text"
+        ),
     ],
 )
 def test_a_command_pays_only_for_what_it_uses(args: list[str], absent: list[str]) -> None:
