@@ -18,8 +18,6 @@ non-zero; it never shows a traceback for these. Anything else escaping is a bug.
 
 from __future__ import annotations
 
-from gpuscale._redact import redact
-
 __all__ = [
     "GpuscaleError",
     "InputError",
@@ -78,6 +76,10 @@ class GpuscaleError(Exception):
         """The message as the CLI prints it: ``where: message; fix: ...`` on one line,
         every secret masked (:func:`gpuscale._redact.redact`): messages carry servers'
         words, and a server may echo a credential."""
+        # Imported here: its patterns take a few milliseconds to compile, which every
+        # command would pay at start-up (this module is imported by all of gpuscale).
+        from gpuscale._redact import redact  # noqa: PLC0415
+
         text = f"{self.where}: {self.message}" if self.where else self.message
         if self.fix:
             text = f"{text} (fix: {self.fix})"
