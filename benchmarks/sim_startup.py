@@ -5,7 +5,9 @@ A small simulation is mostly start-up: the interpreter, the imports, reading and
 the inputs; the simulated 40 minutes of the tutorial take about 20 ms. Each command line
 runs in a fresh interpreter, N times, lines and sources interleaved (``cli_startup.measure``),
 bytecode cached as after ``pip install``; medians of wall and CPU seconds. Then
-``python -X importtime`` shows where the import time of the first line goes, by package.
+``python -X importtime`` shows where the import time of the first line goes, by package,
+and a probe (:data:`_PHASES`) splits the first line's CPU time into the command's phases,
+with the share spent creating dataclasses and in the cyclic garbage collector.
 
 Run from the repository root::
 
@@ -18,15 +20,29 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cli_startup import Source, _table, _top, copy_checkout, import_costs, measure, unpack
+from cli_startup import (
+    Source,
+    _env,
+    _table,
+    _top,
+    copy_checkout,
+    import_costs,
+    measure,
+    unpack,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "benchmarks" / "sim_startup.md"
@@ -38,6 +54,134 @@ LINES: tuple[tuple[str, ...], ...] = (
     (*SMALL, "-o", "json"),
     ("simulate", "--help"),
 )
+
+# Run in the child as ``python -c _PHASES ARGS``: the process's CPU clock at the end of
+# each phase of ``gpuscale simulate``, found without editing gpuscale: the command's
+# callback starts by importing gpuscale.cli._simulate (a finder on sys.meta_path sees it
+# asked for and loaded), whose execute() calls its globals prepare() and run() (wrapped
+# once the module is loaded); the console script's console() calls main() (wrapped), then
+# exits. Dataclass creation and collector passes are summed apart.
+_PHASES = r"""
+import atexit, dataclasses, gc, importlib.machinery, json, sys, time
+clock = time.process_time
+marks, spent = {}, {"dataclasses": 0.0, "gc": 0.0}
+def on_gc(phase, info, begun=[0.0]):
+    if phase == "start":
+        begun[0] = clock()
+    else:
+        spent["gc"] += clock() - begun[0]
+gc.callbacks.append(on_gc)
+make_class = dataclasses._process_class
+def timed_class(*args, **kwargs):
+    begun = clock()
+    try:
+        return make_class(*args, **kwargs)
+    finally:
+        spent["dataclasses"] += clock() - begun
+dataclasses._process_class = timed_class
+def wrapped(function, before, after):
+    def call(*args, **kwargs):
+        marks.setdefault(before, clock())
+        try:
+            return function(*args, **kwargs)
+        finally:
+            marks[after] = clock()
+    return call
+class Finder:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "gpuscale.cli._simulate":
+            return None
+        marks["options"] = clock()
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        load = spec.loader.exec_module
+        def exec_module(module):
+            load(module)
+            marks["imports"] = clock()
+            module.prepare = wrapped(module.prepare, "imports", "inputs")
+            module.run = wrapped(module.run, "inputs", "run")
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, Finder)
+marks["start"] = clock()
+import gpuscale.cli.main as cli
+marks["typer"] = clock()
+cli.main = wrapped(cli.main, "typer", "output")
+def report():
+    sys.stdout.flush()
+    sys.stderr.write("\n" + json.dumps({"marks": marks, "spent": spent}) + "\n")
+atexit.register(report)
+sys.argv[0] = "gpuscale"
+cli.console()
+"""
+PHASES = (
+    ("start", "the interpreter"),
+    ("typer", "gpuscale's root group: Typer, Click"),
+    ("options", "simulate's options parsed (Typer converts them with pydantic, imported here)"),
+    ("imports", "the simulator's modules imported (sim, controllers, promql, report, profile)"),
+    ("inputs", "manifests read and validated (jsonschema), profile, scenario, inputs built"),
+    ("run", "the simulation run and its summary"),
+    ("output", "the output printed (rich for the table)"),
+)
+
+
+def phases(source: Source, args: Sequence[str], cache: Path, runs: int = 5) -> dict[str, float]:
+    """CPU seconds of each phase of ``PHASES`` (the process's clock at its end minus at the
+    previous one's), ``exit`` (the child's CPU after the probe's last mark: the console
+    script's exit and the interpreter's shutdown), ``total``, ``dataclasses`` and ``gc``:
+    medians of ``runs`` runs of ``gpuscale ARGS`` after a warm-up."""
+    env = _env(source, "cached", cache)
+    argv = [sys.executable, "-c", _PHASES, *args]
+    found: dict[str, list[float]] = {}
+    for run in range(runs + 1):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(
+            argv,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        probe = json.loads(done.stderr.rstrip("\n").rsplit("\n", 1)[-1])
+        if run == 0:
+            continue
+        marks, previous = probe["marks"], 0.0
+        for name, _ in PHASES:
+            found.setdefault(name, []).append(marks[name] - previous)
+            previous = marks[name]
+        found.setdefault("exit", []).append(total - previous)
+        found.setdefault("total", []).append(total)
+        for name, seconds in probe["spent"].items():
+            found.setdefault(name, []).append(seconds)
+    return {name: statistics.median(values) for name, values in found.items()}
+
+
+def _phase_table(labels: Sequence[str], found: dict[str, dict[str, float]]) -> list[str]:
+    def cell(label: str, name: str) -> str:
+        return f"{found[label][name] * 1000:.0f}"
+
+    lines = [
+        "| CPU ms from the previous row's end to the end of | " + " | ".join(labels) + " |",
+        "| --- |" + " ---: |" * len(labels),
+    ]
+    rows = [*PHASES, ("exit", "exit: the interpreter's shutdown"), ("total", "**total**")]
+    lines += [
+        f"| {text} | " + " | ".join(cell(label, name) for label in labels) + " |"
+        for name, text in rows
+    ]
+    lines += [
+        f"| of which {text} | " + " | ".join(cell(label, name) for label in labels) + " |"
+        for name, text in (
+            ("dataclasses", "creating dataclasses (all phases)"),
+            ("gc", "in the cyclic garbage collector (all phases)"),
+        )
+    ]
+    return lines
 
 
 def main() -> None:
@@ -55,6 +199,7 @@ def main() -> None:
             sources.insert(0, Source(f"`{options.baseline}`", unpack(options.baseline, folder)))
         timings = measure(sources, LINES, "cached", cache, options.repeats)
         costs = {source.label: import_costs(source, SMALL, cache) for source in sources}
+        split = {source.label: phases(source, SMALL, cache) for source in sources}
     labels = [s.label for s in sources]
     small = timings[SMALL][labels[-1]]
     verdict = "meets" if small.wall <= TARGET_S else "misses"
@@ -90,6 +235,17 @@ def main() -> None:
             f"- {label}: **{sum(cost.values()) * 1000:.0f}**: {_top(cost, 12)}"
             for label, cost in costs.items()
         ),
+        "",
+        "## Where the CPU time goes",
+        "",
+        f"`gpuscale {' '.join(SMALL)}` split at the command's phases by a probe (the "
+        "process's CPU clock at the end of each; medians of 5 runs; `_PHASES` in the "
+        "script says how). The import times above are inside these phases.",
+        "",
+        *_phase_table(labels, split),
+        "",
+        "What changed for this, and what the rest would take: [the simulator's benchmark, "
+        "start-up](simulator.md#start-up-from-the-command-line-issue-14).",
     ]
     text = "\n".join(page) + "\n"
     sys.stdout.write(text)
