@@ -233,7 +233,7 @@ def pod_target(world: World, pod: Pod) -> ScrapeTarget:
     keys: list[SeriesKey] = [(("__name__", g),) for g in gauge_names]
     if router is not None:
         # A workload with requests: their modules import numpy, which a run of gauge
-        # steps alone does not load.
+        # steps alone does not load (collect() reads ReplicaServer only with a router).
         from gpuscale.sim.requests import ReplicaServer  # noqa: PLC0415
         from gpuscale.sim.serving import EngineRouter  # noqa: PLC0415
 
@@ -299,9 +299,9 @@ def _engine_target(  # noqa: PLR0917 - pod_target's pieces, handed on
 ) -> ScrapeTarget:
     """A ``vllm`` replica's endpoint: the pod's gauges and vLLM's families
     (``gpuscale.sim.serving.series_keys``)."""
-    spec = pod.workload.spec
     from gpuscale.sim.serving import EngineServer, reads_histograms, series_keys  # noqa: PLC0415
 
+    spec = pod.workload.spec
     fixed_keys = (*gauge_keys, *series_keys(router.capacity.model_name))
     histograms = reads_histograms(world.scrape.keep)
 
