@@ -49,8 +49,10 @@ __all__ = [
     "recommendations_of",
     "scale_events_of",
     "stabilize_recommendation",
+    "stabilize_recommendation_into",
     "stabilize_recommendation_with_behaviors",
     "stabilize_with_behaviors",
+    "stabilize_with_behaviors_into",
     "store_scale_event",
 ]
 
@@ -112,7 +114,25 @@ def stabilize_with_behaviors(
     ``desired``: ScaleUpStabilized if ``desired >= current_replicas``, else
     ScaleDownStabilized.
     """
-    history = recommendations_of(recommendations)
+    return stabilize_with_behaviors_into(
+        recommendations_of(recommendations),
+        desired=desired,
+        current_replicas=current_replicas,
+        behavior=behavior,
+        now=now,
+    )
+
+
+def stabilize_with_behaviors_into(
+    history: list[Recommendation],
+    *,
+    desired: int,
+    current_replicas: int,
+    behavior: Behavior,
+    now: float,
+) -> tuple[int, str, list[Recommendation]]:
+    """:func:`stabilize_with_behaviors` on a list of exact Recommendation values that it
+    updates and returns (no conversion: for a caller that owns such a list)."""
     up_cutoff = now - _window(behavior.scale_up, 0.0)
     down_cutoff = now - _window(behavior.scale_down, DEFAULT_DOWNSCALE_STABILIZATION_SECONDS)
     up_recommendation = desired
@@ -175,7 +195,19 @@ def stabilize_recommendation(
     Entries not older than ``now - window_seconds`` count; ``desired`` overwrites the last
     older entry, or is appended. Returns (stabilized replicas, the new history).
     """
-    history = recommendations_of(recommendations)
+    return stabilize_recommendation_into(
+        recommendations_of(recommendations),
+        desired=desired,
+        now=now,
+        window_seconds=window_seconds,
+    )
+
+
+def stabilize_recommendation_into(
+    history: list[Recommendation], *, desired: int, now: float, window_seconds: float
+) -> tuple[int, list[Recommendation]]:
+    """:func:`stabilize_recommendation` on a list of exact Recommendation values that it
+    updates and returns (no conversion: for a caller that owns such a list)."""
     cutoff = now - window_seconds
     maximum = desired
     old_index: int | None = None

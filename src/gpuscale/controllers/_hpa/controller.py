@@ -36,8 +36,8 @@ from gpuscale.controllers._hpa.behavior import (
     normalize_rules,
     recommendations_of,
     scale_events_of,
-    stabilize_recommendation,
-    stabilize_with_behaviors,
+    stabilize_recommendation_into,
+    stabilize_with_behaviors_into,
     store_scale_event,
 )
 from gpuscale.controllers._hpa.replica_calculator import (
@@ -76,6 +76,10 @@ __all__ = [
 ConditionType = Literal["AbleToScale", "ScalingActive", "ScalingLimited", "ScaledToZero"]
 MetricInput = Sequence[QuantityLike] | BaseException | None
 """What one metric returned this sync: its samples, or ``None`` / an exception on failure."""
+
+_Normalized = tuple[int, str, int, str]
+"""What normalization decided: (stabilized, its AbleToScale reason, final, ScalingLimited
+reason)."""
 
 _FAILED_REASON = {
     "External": "FailedGetExternalMetric",
@@ -286,6 +290,9 @@ class HorizontalPodAutoscaler:
         self._conditions = list(conditions)
         self._desired_replicas: int | None = None
         self._last_proposals: dict[int, tuple[tuple[object, ...], MetricProposal]] = {}
+        self._repeat: tuple[tuple[object, ...], ReconcileResult, int, _Normalized] | None = None
+        """The last sync's inputs, result, desired count before normalization and
+        normalization, while a sync on the same inputs may be answered by :meth:`_resync`."""
 
     @property
     def recommendations(self) -> tuple[Recommendation, ...] | None:
@@ -391,6 +398,15 @@ class HorizontalPodAutoscaler:
             raise InputError(
                 f"expected a finite time, got {now!r}", where="now", fix="pass seconds"
             )
+        key = _inputs_key(
+            (spec_replicas, status_replicas, ready_pods, pending_pods, running_pods), metric_values
+        )
+        repeat = self._repeat
+        if key is not None and repeat is not None and repeat[0] == key:
+            repeated = self._resync(now, repeat)
+            if repeated is not None:
+                return repeated
+        self._repeat = None
         current = _count("spec_replicas", spec_replicas)
         status = _count("status_replicas", status_replicas)
         ready = _count("ready_pods", ready_pods)
@@ -403,7 +419,8 @@ class HorizontalPodAutoscaler:
                 where="metric_values",
                 fix="pass one list of samples (or None on failure) per metric, in spec order",
             )
-        conditions = list(self._conditions)
+        conditions_before = self._conditions
+        conditions = list(conditions_before)
         _set_condition(
             conditions,
             "AbleToScale",
@@ -448,6 +465,7 @@ class HorizontalPodAutoscaler:
         metric_replicas: int | None = None
         stabilized: int | None = None
         error: str | None = None
+        normalized: _Normalized | None = None
         if needs_metrics:
             proposals = tuple(
                 self._proposal(index, entry, (current, status, ready, running, pending))
@@ -479,7 +497,9 @@ class HorizontalPodAutoscaler:
                 rescale_reason = f"{rescale_metric} above target"
             if desired < current:
                 rescale_reason = "All metrics below target"
-            stabilized, desired = self._normalize(now, current, desired, minimum, conditions)
+            before_normalizing = desired
+            normalized = self._normalize(now, current, desired, minimum, conditions)
+            stabilized, desired = normalized[0], normalized[2]
             if current == 0 and minimum != 0 and scaled_to_zero and desired < minimum:
                 desired = minimum
                 rescale_reason = (
@@ -526,7 +546,7 @@ class HorizontalPodAutoscaler:
             desired = current
         self._conditions = conditions
         self._desired_replicas = desired
-        return ReconcileResult(
+        result = ReconcileResult(
             now=now,
             current_replicas=current,
             replicas=desired,
@@ -538,6 +558,64 @@ class HorizontalPodAutoscaler:
             conditions=tuple(conditions),
             rescale_reason=rescale_reason,
             error=error,
+        )
+        if (
+            key is not None
+            and normalized is not None
+            and not rescale
+            and current > 0
+            and conditions == conditions_before
+        ):
+            self._repeat = (key, result, before_normalizing, normalized)
+        return result
+
+    def _resync(
+        self,
+        now: float,
+        repeat: tuple[tuple[object, ...], ReconcileResult, int, _Normalized],
+    ) -> ReconcileResult | None:
+        """A sync on the same inputs as the last one, when that one ended without a rescale
+        at a count above 0 with the conditions it began with: the last result at ``now``,
+        when normalization decides the same; None (nothing changed) otherwise.
+
+        Why this is the full sync's answer: reconcile_detailed reads ``now`` only in the
+        recommendation it records first (only ever on a new object), in normalization
+        (the stabilization windows over the recommendation history, the rate limits over
+        the scale events), and in the scale event stored after a rescale. Everything
+        else is a function of the inputs (equal, types included: the key compares them
+        with their types, as :meth:`_proposal` does, so they pass the same checks) and of
+        the state the last sync began from: its conditions (the same, since it ended with
+        those it began with), the remembered proposals (read, not changed, on equal
+        inputs) and the stored desired count (read only when every metric fails, which a
+        repeatable sync did not). So the full sync would compute the same proposals, the
+        same combined count and conditions up to normalization, and hand normalization
+        the same desired count. Normalization itself runs here in full, on a copy of the
+        history, at ``now``: no argument about which recommendations stay in the window
+        is needed. If it decides the same stabilized and final counts with the same
+        reasons, the conditions it sets are the last ones, the final count is the
+        current one again (the last sync did not rescale), so no scale event is stored,
+        and the result differs from the last only by ``now``; the new history (``now``'s
+        recommendation in the slot the full sync fills) is kept. If not, the history is
+        left as it was and the caller runs the full sync.
+        """
+        _key, last, desired, normalized = repeat
+        current = last.current_replicas
+        history, decided = self._normalization(now, current, desired, self.min_replicas)
+        if decided != normalized:
+            return None
+        self._recommendations = history
+        return ReconcileResult(
+            now=now,
+            current_replicas=current,
+            replicas=last.replicas,
+            desired_replicas=last.desired_replicas,
+            rescaled=False,
+            metric_replicas=last.metric_replicas,
+            stabilized_replicas=last.stabilized_replicas,
+            proposals=last.proposals,
+            conditions=last.conditions,
+            rescale_reason=last.rescale_reason,
+            error=last.error,
         )
 
     def _proposal(
@@ -692,15 +770,16 @@ class HorizontalPodAutoscaler:
         )
         return replicas, label, error
 
-    def _normalize(
-        self, now: float, current: int, desired: int, minimum: int, conditions: list[Condition]
-    ) -> tuple[int, int]:
-        """normalizeDesiredReplicas / normalizeDesiredReplicasWithBehaviors: (stabilized, final)."""
-        history = self._recommendations or []
+    def _normalization(
+        self, now: float, current: int, desired: int, minimum: int
+    ) -> tuple[list[Recommendation], _Normalized]:
+        """normalizeDesiredReplicas / normalizeDesiredReplicasWithBehaviors on a copy of the
+        recommendation history: (the new history, what they decided); nothing is stored."""
+        history = list(self._recommendations or ())
         if self.behavior is None:
-            stabilized, self._recommendations = stabilize_recommendation(
+            stabilized, history = stabilize_recommendation_into(
+                history,
                 desired=desired,
-                recommendations=history,
                 now=now,
                 window_seconds=self.downscale_stabilization_seconds,
             )
@@ -714,11 +793,11 @@ class HorizontalPodAutoscaler:
                 scale_up_limit_minimum=self.scale_up_limit_minimum,
             )
         else:
-            stabilized, stabilized_reason, self._recommendations = stabilize_with_behaviors(
+            stabilized, stabilized_reason, history = stabilize_with_behaviors_into(
+                history,
                 desired=desired,
                 current_replicas=current,
                 behavior=self.behavior,
-                recommendations=history,
                 now=now,
             )
             final, reason = normalize_behavior_rate(
@@ -731,6 +810,14 @@ class HorizontalPodAutoscaler:
                 scale_down_events=self._scale_down_events,
                 now=now,
             )
+        return history, (stabilized, stabilized_reason, final, reason)
+
+    def _normalize(
+        self, now: float, current: int, desired: int, minimum: int, conditions: list[Condition]
+    ) -> _Normalized:
+        """:meth:`_normalization`, its history stored and its conditions set."""
+        self._recommendations, normalized = self._normalization(now, current, desired, minimum)
+        stabilized, stabilized_reason, final, reason = normalized
         if stabilized != desired:
             _set_condition(
                 conditions, "AbleToScale", True, stabilized_reason, MESSAGES[stabilized_reason]
@@ -740,4 +827,24 @@ class HorizontalPodAutoscaler:
                 conditions, "AbleToScale", True, "ReadyForNewScale", MESSAGES["ReadyForNewScale"]
             )
         _set_condition(conditions, "ScalingLimited", final != stabilized, reason, MESSAGES[reason])
-        return stabilized, final
+        return normalized
+
+
+def _inputs_key(counts: tuple[object, ...], metric_values: object) -> tuple[object, ...] | None:
+    """A sync's inputs (``counts``: spec and status replicas, ready, pending and running
+    pods) for comparing with the next sync's, with the types of the samples (``1 == 1.0``,
+    but a quantity's text is what its parse reads); None when they are not plain counts
+    and lists of samples (such a sync is never repeated by ``_resync``)."""
+    *plain, running_pods = counts
+    if not all(type(count) is int for count in plain) or not (
+        running_pods is None or type(running_pods) is int
+    ):
+        return None
+    if not isinstance(metric_values, list | tuple):
+        return None
+    samples: list[object] = []
+    for entry in metric_values:
+        if not isinstance(entry, list | tuple):
+            return None
+        samples.append((tuple(entry), tuple(map(type, entry))))
+    return (counts, tuple(samples))
