@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 from gpuscale.controllers.hpa import (
     Behavior,
+    Condition,
     HorizontalPodAutoscaler,
     HPAControllerOptions,
     MetricInput,
@@ -186,6 +187,7 @@ class ScaledObjectLoops:
         self.paused_replicas = paused_replica_count(source.annotations)
         self._poll_state: tuple[object, ...] | None = None
         self._hpa_state: tuple[object, ...] | None = None
+        self._hpa_conditions: tuple[Condition, ...] | None = None
         self.hpa: HorizontalPodAutoscaler | None = None
         if not self.paused:
             generated = source.hpa
@@ -457,9 +459,14 @@ class ScaledObjectLoops:
             ready_pods=view.ready_replicas,
             metric_values=values,
         )
-        key = _hpa_key(result)
-        decisions = _hpa_decisions(result, self.source, key != self._hpa_state)
-        self._hpa_state = key
+        changed = False
+        if result.conditions is not self._hpa_conditions:
+            # a repeated sync hands back the last conditions themselves (no new key)
+            self._hpa_conditions = result.conditions
+            key = _hpa_key(result)
+            changed = key != self._hpa_state
+            self._hpa_state = key
+        decisions = _hpa_decisions(result, self.source, changed)
         return ScaleDecision(
             replicas=result.replicas if result.rescaled else None,
             desired=result.desired_replicas,

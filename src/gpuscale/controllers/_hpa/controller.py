@@ -180,13 +180,19 @@ def _set_condition(
     reason: str,
     message: str,
 ) -> None:
-    """setConditionInList: replace the condition of this type in place, or append it."""
-    new = Condition(condition_type, "True" if status else "False", reason, message)
+    """setConditionInList: replace the condition of this type in place, or append it (an
+    equal one is left in place: conditions are values)."""
+    text: Literal["True", "False"] = "True" if status else "False"
     for index, condition in enumerate(conditions):
         if condition.type == condition_type:
-            conditions[index] = new
+            if (
+                condition.status != text
+                or condition.reason != reason
+                or condition.message != message
+            ):
+                conditions[index] = Condition(condition_type, text, reason, message)
             return
-    conditions.append(new)
+    conditions.append(Condition(condition_type, text, reason, message))
 
 
 def _remove_condition(conditions: list[Condition], condition_type: ConditionType) -> None:
