@@ -138,12 +138,12 @@ def stabilize_with_behaviors_into(
     up_recommendation = desired
     down_recommendation = desired
     old_index: int | None = None
-    for index, entry in enumerate(history):
-        if entry.timestamp > up_cutoff:
-            up_recommendation = min(entry.replicas, up_recommendation)
-        if entry.timestamp > down_cutoff:
-            down_recommendation = max(entry.replicas, down_recommendation)
-        if entry.timestamp < up_cutoff and entry.timestamp < down_cutoff:
+    for index, (timestamp, replicas) in enumerate(history):
+        if timestamp > up_cutoff:
+            up_recommendation = min(replicas, up_recommendation)
+        if timestamp > down_cutoff:
+            down_recommendation = max(replicas, down_recommendation)
+        if timestamp < up_cutoff and timestamp < down_cutoff:
             old_index = index
     recommendation = current_replicas
     recommendation = max(recommendation, up_recommendation)
@@ -211,11 +211,11 @@ def stabilize_recommendation_into(
     cutoff = now - window_seconds
     maximum = desired
     old_index: int | None = None
-    for index, entry in enumerate(history):
-        if entry.timestamp < cutoff:
+    for index, (timestamp, replicas) in enumerate(history):
+        if timestamp < cutoff:
             old_index = index
-        elif entry.replicas > maximum:
-            maximum = entry.replicas
+        elif replicas > maximum:
+            maximum = replicas
     stored = Recommendation(float(now), desired)
     if old_index is None:
         history.append(stored)
