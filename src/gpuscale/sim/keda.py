@@ -162,6 +162,8 @@ class ScaledObjectLoops:
 
     def __init__(self, source: ScaledObjectSource) -> None:
         self.source = source
+        self.target = _target_ref(source)
+        """The scale target as decisions name it (``deployment/<namespace>/<name>``)."""
         spec = source.spec
         self.triggers: list[tuple[PrometheusTrigger, str, float, bool]] = []
         """(trigger, metric name, HPA target, useCachedMetrics) per prometheus trigger."""
@@ -226,7 +228,7 @@ class ScaledObjectLoops:
         """One polling tick: checkScalers → getScaledObjectState → RequestScale."""
         source = self.source
         spec = source.spec
-        target = _target_ref(source)
+        target = self.target
         decisions: list[Decision] = []
         if self.paused_replicas is not None:
             if view.spec_replicas == self.paused_replicas:

@@ -841,12 +841,15 @@ def _inputs_key(counts: tuple[object, ...], metric_values: object) -> tuple[obje
     pods) for comparing with the next sync's, with the types of the samples (``1 == 1.0``,
     but a quantity's text is what its parse reads); None when they are not plain counts
     and lists of samples (such a sync is never repeated by ``_resync``)."""
-    *plain, running_pods = counts
-    if not all(type(count) is int for count in plain) or not (
-        running_pods is None or type(running_pods) is int
+    spec, status, ready, pending, running = counts
+    if (
+        type(spec) is not int
+        or type(status) is not int
+        or type(ready) is not int
+        or type(pending) is not int
+        or not (running is None or type(running) is int)
+        or not isinstance(metric_values, list | tuple)
     ):
-        return None
-    if not isinstance(metric_values, list | tuple):
         return None
     samples: list[object] = []
     for entry in metric_values:
