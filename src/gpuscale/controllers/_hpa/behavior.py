@@ -1,6 +1,8 @@
 """Stabilization and rate limits: the normalization half of upstream ``horizontal.go``.
 
-Upstream functions, one Python function each: ``stabilizeRecommendation`` and
+Upstream functions, one Python function each (but ``normalizeDesiredReplicas`` and
+``normalizeDesiredReplicasWithBehaviors`` share one, by whether there is a
+``spec.behavior``): ``stabilizeRecommendation`` and
 ``convertDesiredReplicasWithRules``/``calculateScaleUpLimit`` (the path with no
 ``spec.behavior``), ``stabilizeRecommendationWithBehaviors``,
 ``convertDesiredReplicasWithBehaviorRate``, ``calculateScaleUpLimitWithScalingRules``,
@@ -45,6 +47,7 @@ __all__ = [
     "legacy_scale_up_limit",
     "mark_scale_events_outdated",
     "normalize_behavior_rate",
+    "normalize_desired_replicas",
     "normalize_rules",
     "recommendations_of",
     "scale_events_of",
@@ -454,6 +457,64 @@ def convert_desired_replicas_with_behavior_rate(
         scale_down_events=scale_down_events,
         now=now,
     )
+
+
+def normalize_desired_replicas(
+    history: list[Recommendation],
+    *,
+    desired: int,
+    current_replicas: int,
+    min_replicas: int,
+    max_replicas: int,
+    behavior: Behavior | None,
+    window_seconds: float,
+    scale_up_limit_factor: float,
+    scale_up_limit_minimum: float,
+    scale_up_events: Sequence[ScaleEvent],
+    scale_down_events: Sequence[ScaleEvent],
+    now: float,
+) -> tuple[list[Recommendation], tuple[int, str, int, str]]:
+    """normalizeDesiredReplicas (no ``behavior``: the downscale window ``window_seconds``,
+    then the legacy limits with scaleUpLimitFactor/Minimum) or
+    normalizeDesiredReplicasWithBehaviors (the behavior's windows, then its rate limits
+    over the scale events), on a history of exact Recommendation values that it updates.
+
+    Returns (the new history, (stabilized, the reason AbleToScale gives when it differs
+    from ``desired``, final, the ScalingLimited reason)); setting the conditions is the
+    caller's.
+    """
+    if behavior is None:
+        stabilized, history = stabilize_recommendation_into(
+            history, desired=desired, now=now, window_seconds=window_seconds
+        )
+        stabilized_reason = "ScaleDownStabilized"
+        final, reason = normalize_rules(
+            desired=stabilized,
+            current_replicas=current_replicas,
+            min_replicas=min_replicas,
+            max_replicas=max_replicas,
+            scale_up_limit_factor=scale_up_limit_factor,
+            scale_up_limit_minimum=scale_up_limit_minimum,
+        )
+    else:
+        stabilized, stabilized_reason, history = stabilize_with_behaviors_into(
+            history,
+            desired=desired,
+            current_replicas=current_replicas,
+            behavior=behavior,
+            now=now,
+        )
+        final, reason = normalize_behavior_rate(
+            desired=stabilized,
+            current_replicas=current_replicas,
+            min_replicas=min_replicas,
+            max_replicas=max_replicas,
+            behavior=behavior,
+            scale_up_events=scale_up_events,
+            scale_down_events=scale_down_events,
+            now=now,
+        )
+    return history, (stabilized, stabilized_reason, final, reason)
 
 
 def mark_scale_events_outdated(
