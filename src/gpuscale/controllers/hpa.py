@@ -48,13 +48,8 @@ from gpuscale.controllers._hpa.behavior import (
     stabilize_recommendation_with_behaviors,
     store_scale_event,
 )
-from gpuscale.controllers._hpa.controller import (
-    Condition,
-    HorizontalPodAutoscaler,
-    MetricInput,
-    MetricProposal,
-    ReconcileResult,
-)
+from gpuscale.controllers._hpa.compute_replicas import MetricInput
+from gpuscale.controllers._hpa.controller import HorizontalPodAutoscaler
 from gpuscale.controllers._hpa.quantity import approximate_float64
 from gpuscale.controllers._hpa.replica_calculator import (
     ReplicaCalculationError,
@@ -80,6 +75,7 @@ from gpuscale.controllers._hpa.spec import (
     generate_scale_down_rules,
     generate_scale_up_rules,
 )
+from gpuscale.controllers._hpa.status import Condition, MetricProposal, ReconcileResult
 from gpuscale.kube import QuantityLike, milli_value
 
 __all__ = [

@@ -43,6 +43,7 @@ class AutoscalerLoop:
         "_rng",
         "_seen_version",
         "_state",
+        "_templates",
         "_valid_until",
         "_world",
         "options",
@@ -59,6 +60,9 @@ class AutoscalerLoop:
         self._valid_until = -math.inf
         self._clock = LoopClock(world.spec.timing, world.seed, "cluster-autoscaler", "")
         self._busy_until = -math.inf
+        self._templates: dict[str, NodeView] = {}
+        """Each pool's template node, built at the first snapshot (a pool's spec and the
+        provider's labels do not change during a run)."""
         self.runs = 0
         """Iterations run (skipped ones not counted)."""
 
@@ -91,16 +95,18 @@ class AutoscalerLoop:
             upcoming[pool.name] = sum(1 for n in members if n.state == "provisioning")
             deleting[pool.name] = sum(1 for n in members if n.state == "deleting")
             drains += sum(1 for n in members if n.state == "deleting" and n.pods)
-            allocatable = dict(pool.allocatable)
-            if not pool.template_has_gpus:
-                for name in ca.GPU_RESOURCE_NAMES:
-                    allocatable.pop(name, None)
-            template = NodeView(
-                f"template-{pool.name}",
-                provider.template_labels(dict(pool.labels), pool.name),
-                pool.taints,
-                quantities(allocatable),
-            )
+            template = self._templates.get(pool.name)
+            if template is None:
+                allocatable = dict(pool.allocatable)
+                if not pool.template_has_gpus:
+                    for name in ca.GPU_RESOURCE_NAMES:
+                        allocatable.pop(name, None)
+                template = self._templates[pool.name] = NodeView(
+                    f"template-{pool.name}",
+                    provider.template_labels(dict(pool.labels), pool.name),
+                    pool.taints,
+                    quantities(allocatable),
+                )
             groups.append(
                 ca.NodeGroup(
                     pool.name,

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 from gpuscale.controllers.hpa import (
     Behavior,
+    Condition,
     HorizontalPodAutoscaler,
     HPAControllerOptions,
     MetricInput,
@@ -161,6 +162,8 @@ class ScaledObjectLoops:
 
     def __init__(self, source: ScaledObjectSource) -> None:
         self.source = source
+        self.target = _target_ref(source)
+        """The scale target as decisions name it (``deployment/<namespace>/<name>``)."""
         spec = source.spec
         self.triggers: list[tuple[PrometheusTrigger, str, float, bool]] = []
         """(trigger, metric name, HPA target, useCachedMetrics) per prometheus trigger."""
@@ -185,7 +188,26 @@ class ScaledObjectLoops:
         self.paused = is_paused(source.annotations)
         self.paused_replicas = paused_replica_count(source.annotations)
         self._poll_state: tuple[object, ...] | None = None
+        self._repeatable = self.fallback is None and not any(t[3] for t in self.triggers)
+        self._active_poll: tuple[int, list[tuple[float | None, str | None]]] | None = None
+        """The last poll's ``spec.replicas`` and trigger reads, when a poll with the same
+        ones may skip everything after the queries: the last poll found the object active
+        (``request_scale``'s "active" branch) and the ScaledObject has no fallback and no
+        ``useCachedMetrics`` trigger (so the poll touches no health and no record).
+
+        Why that is the full poll's answer: with the same reads every trigger gets the
+        same activity from ``metrics_and_activity`` (a function of the trigger and the raw
+        value; no trigger failed, or the object would be in error), so
+        ``scaled_object_state`` is what it was, not in error. ``request_scale`` then takes
+        the same branch — not paused (the annotations are fixed), active or forced active
+        by the annotation as before, the same
+        ``spec.replicas`` (neither 0 nor below an idle minimum, or the last poll would have
+        activated), no error — and returns the count unchanged with ``lastActiveTime`` =
+        now; the Active/Ready key is the last one, so no decision is recorded. The poll's
+        time enters only through that ``lastActiveTime``, which the repeat stores as the
+        full poll does."""
         self._hpa_state: tuple[object, ...] | None = None
+        self._hpa_conditions: tuple[Condition, ...] | None = None
         self.hpa: HorizontalPodAutoscaler | None = None
         if not self.paused:
             generated = source.hpa
@@ -224,7 +246,7 @@ class ScaledObjectLoops:
         """One polling tick: checkScalers → getScaledObjectState → RequestScale."""
         source = self.source
         spec = source.spec
-        target = _target_ref(source)
+        target = self.target
         decisions: list[Decision] = []
         if self.paused_replicas is not None:
             if view.spec_replicas == self.paused_replicas:
@@ -244,12 +266,20 @@ class ScaledObjectLoops:
             )
         if self.paused:
             return ScaleDecision()
-        metrics: dict[str, float | None] = {}
+        now_ms = view.now_ms
+        reads = [trigger_value(view.metrics, t[0], now_ms) for t in self.triggers]
+        metrics: dict[str, float | None] = {
+            self._query_keys[t[1]]: read[0] for t, read in zip(self.triggers, reads, strict=True)
+        }
+        if self._active_poll is not None and self._active_poll == (view.spec_replicas, reads):
+            # a repeat of the last poll (see _active_poll): it only refreshes lastActiveTime
+            self.last_active_time = whole_seconds(view.now_s, view.clock_phase_s)
+            return ScaleDecision(metrics=metrics)
         states: list[TriggerState] = []
         facts: list[tuple[str, float | None, bool, str | None, float | None]] = []
-        for trigger, name, threshold, cached in self.triggers:
-            raw, error = trigger_value(view.metrics, trigger, view.now_ms)
-            metrics[self._query_keys[name]] = raw
+        for (trigger, name, threshold, cached), (raw, error) in zip(
+            self.triggers, reads, strict=True
+        ):
             value: float | None = None
             active = False
             if error is None:
@@ -369,6 +399,11 @@ class ScaledObjectLoops:
                     )
                 )
             self._poll_state = key
+        self._active_poll = (
+            (view.spec_replicas, reads)
+            if self._repeatable and request.action == "active" and not request.scaled
+            else None
+        )
         return ScaleDecision(
             replicas=request.replicas if request.scaled else None,
             decisions=tuple(decisions),
@@ -457,9 +492,14 @@ class ScaledObjectLoops:
             ready_pods=view.ready_replicas,
             metric_values=values,
         )
-        key = _hpa_key(result)
-        decisions = _hpa_decisions(result, self.source, key != self._hpa_state)
-        self._hpa_state = key
+        changed = False
+        if result.conditions is not self._hpa_conditions:
+            # a repeated sync hands back the last conditions themselves (no new key)
+            self._hpa_conditions = result.conditions
+            key = _hpa_key(result)
+            changed = key != self._hpa_state
+            self._hpa_state = key
+        decisions = _hpa_decisions(result, self.source, changed)
         return ScaleDecision(
             replicas=result.replicas if result.rescaled else None,
             desired=result.desired_replicas,

@@ -87,17 +87,25 @@ def start_scaler(world: World, workload: Workload, scaler: Scaler) -> None:
 
 
 def _scale_view(world: World, workload: Workload) -> ScaleView:
-    active = workload.active()
+    status = ready = available = 0
+    for pod in workload.pods.values():
+        if pod.deleted_at is None:
+            status += 1
+            if pod.state == "Ready":
+                ready += 1
+                if pod.available:
+                    available += 1
+    spec = workload.spec
     return ScaleView(
-        now_s=world.engine.now,
-        namespace=workload.spec.namespace,
-        name=workload.spec.name,
-        spec_replicas=workload.spec_replicas,
-        status_replicas=len(active),
-        ready_replicas=sum(1 for p in active if p.state == "Ready"),
-        available_replicas=sum(1 for p in active if p.state == "Ready" and p.available),
-        metrics=world.metrics,
-        clock_phase_s=world.clock_phase,
+        world.engine.now,
+        spec.namespace,
+        spec.name,
+        workload.spec_replicas,
+        status,
+        ready,
+        available,
+        world.metrics,
+        world.clock_phase,
     )
 
 

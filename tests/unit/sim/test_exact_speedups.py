@@ -6,6 +6,8 @@ timeline record by record (and the same request log).
 - Answering a repeated query at the same instant from memory when nothing was written
   since, and reusing the previous answer of a value-only query whose selectors pick the
   same values (``PromQLBackend``).
+- The HPA's repeated sync (``HorizontalPodAutoscaler._resync``) and KEDA's repeated
+  active poll (``ScaledObjectLoops._active_poll``), against runs that take neither.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpuscale.controllers.hpa import HorizontalPodAutoscaler
 from gpuscale.inputs import read_manifests, read_profile
 from gpuscale.manifests import ManifestSet, load_text
 from gpuscale.profile import load_profile_text
 from gpuscale.promql import Result, VectorResult
 from gpuscale.sim.inputs import SimulationInputs, build_inputs
+from gpuscale.sim.keda import ScaledObjectLoops, ScaledObjectSource
 from gpuscale.sim.metrics import PromQLBackend
 from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.simulation import Simulation
@@ -276,3 +280,29 @@ def test_kube_state_metrics_answers_from_its_last_scrape_only_when_nothing_chang
     monkeypatch.setattr(KubeStateMetrics, "collect", always)
     full = inputs.simulation(load=LoadSpec(scenario=scenario), seed=2).run(3600.0)
     _same(fast, full)
+
+
+def test_repeated_hpa_syncs_and_keda_polls_change_nothing_in_the_tutorial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = ROOT / "examples" / "tutorial"
+    inputs = build_inputs(
+        read_manifests([path]),
+        read_profile(path / "gpuscale.yaml"),
+        namespace="kube-system",
+        gauges={"go-from-configmap": ("my_custom_gauge",)},
+    )
+    load = LoadSpec(scenario=parse_scenario(SCENARIO.read_text(), source=str(SCENARIO)))
+    fast = inputs.simulation(load=load, seed=3).run(7200.0)
+    monkeypatch.setattr(HorizontalPodAutoscaler, "_resync", lambda self, now, repeat: None)
+    build = ScaledObjectLoops.__init__
+
+    def never_repeating(self: ScaledObjectLoops, source: ScaledObjectSource) -> None:
+        build(self, source)
+        self._repeatable = False
+
+    monkeypatch.setattr(ScaledObjectLoops, "__init__", never_repeating)
+    full = inputs.simulation(load=load, seed=3).run(7200.0)
+    _same(fast, full)
+    # the tutorial flaps: the HPA scales 2 <-> 1 again and again
+    assert sum(1 for r in fast.records for d in r.decisions if d.reason == "SuccessfulRescale") > 10

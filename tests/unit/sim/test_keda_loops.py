@@ -4,6 +4,8 @@
   own response handling (``parse_prometheus_response`` on the JSON the answer would be).
 - The loops on a hand-built world: the HPA's arithmetic and reasons in the timeline,
   KEDA's activation from zero, fallback after failures, pause annotations.
+- A poll that repeats an active poll's reads at the same count (``_active_poll``) answers
+  as the full poll, on random sequences of values, counts and times.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from gpuscale.manifests import ManifestSet, load_text
 from gpuscale.profile import load_profile_text
 from gpuscale.promql import PromQLError, Result, Sample, ScalarResult, VectorResult
 from gpuscale.sim.inputs import build_inputs
-from gpuscale.sim.keda import trigger_value
+from gpuscale.sim.keda import ScaledObjectLoops, ScaledObjectSource, trigger_value
+from gpuscale.sim.scalers import ScaleView
 from gpuscale.sim.scenario import parse_scenario
 from gpuscale.sim.world import LoadSpec
 
@@ -336,3 +339,53 @@ def test_without_fallback_a_failing_trigger_is_the_hpa_metric_error() -> None:
     assert keda[0][1].reason == "TriggerError"
     assert "the result is empty" in keda[0][1].detail
     assert _spec(result, 120) == 2  # an error without fallback freezes the count
+
+
+def _source(minimum: int) -> ScaledObjectSource:
+    text = MANIFESTS.format(
+        replicas=1, min=minimum, query=json.dumps("sum(load)"), extra="", annotations="{}"
+    )
+    inputs = build_inputs(
+        ManifestSet(load_text(text, "app.yaml")),
+        load_profile_text(PROFILE, "gpuscale.yaml"),
+        gauges={"app": ("load",)},
+    )
+    return inputs.scaled_objects[0]
+
+
+polls = st.lists(
+    st.tuples(
+        st.sampled_from([0.0, 5.0, 50.0, 50.0, 50.0, -0.0]),
+        st.sampled_from([0, 1, 1, 1, 2, 6]),
+        st.sampled_from([30.0, 30.0, 31.5, 90.0, 400.0]),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(polls, st.sampled_from([0, 1]))
+def test_a_repeated_active_poll_answers_as_the_full_poll(
+    steps: list[tuple[float, int, float]], minimum: int
+) -> None:
+    source = _source(minimum)
+    fast, full = ScaledObjectLoops(source), ScaledObjectLoops(source)
+    now = 0.0
+    for value, replicas, delta in steps:
+        now += delta
+        answer = _Answer(VectorResult((Sample((), value),), round(now * 1000)))
+        view = ScaleView(now, "demo", "app", replicas, replicas, replicas, replicas, answer, 0.3)  # type: ignore[arg-type]
+        full._active_poll = None  # the full poll every time
+        assert fast.check(view) == full.check(view)
+        assert fast.last_active_time == full.last_active_time
+        assert fast._poll_state == full._poll_state
+
+
+def test_a_steady_active_poll_is_repeated() -> None:
+    loops = ScaledObjectLoops(_source(1))
+    for step in range(3):
+        answer = _Answer(VectorResult((Sample((), 50.0),), 30_000 * step))
+        loops.check(ScaleView(30.0 * step, "demo", "app", 1, 1, 1, 1, answer))  # type: ignore[arg-type]
+        assert loops._active_poll == (1, [(50.0, None)])
+        assert loops.last_active_time == 30.0 * step

@@ -1,6 +1,8 @@
 """Stabilization and rate limits: the normalization half of upstream ``horizontal.go``.
 
-Upstream functions, one Python function each: ``stabilizeRecommendation`` and
+Upstream functions, one Python function each (but ``normalizeDesiredReplicas`` and
+``normalizeDesiredReplicasWithBehaviors`` share one, by whether there is a
+``spec.behavior``): ``stabilizeRecommendation`` and
 ``convertDesiredReplicasWithRules``/``calculateScaleUpLimit`` (the path with no
 ``spec.behavior``), ``stabilizeRecommendationWithBehaviors``,
 ``convertDesiredReplicasWithBehaviorRate``, ``calculateScaleUpLimitWithScalingRules``,
@@ -45,12 +47,15 @@ __all__ = [
     "legacy_scale_up_limit",
     "mark_scale_events_outdated",
     "normalize_behavior_rate",
+    "normalize_desired_replicas",
     "normalize_rules",
     "recommendations_of",
     "scale_events_of",
     "stabilize_recommendation",
+    "stabilize_recommendation_into",
     "stabilize_recommendation_with_behaviors",
     "stabilize_with_behaviors",
+    "stabilize_with_behaviors_into",
     "store_scale_event",
 ]
 
@@ -112,18 +117,36 @@ def stabilize_with_behaviors(
     ``desired``: ScaleUpStabilized if ``desired >= current_replicas``, else
     ScaleDownStabilized.
     """
-    history = recommendations_of(recommendations)
+    return stabilize_with_behaviors_into(
+        recommendations_of(recommendations),
+        desired=desired,
+        current_replicas=current_replicas,
+        behavior=behavior,
+        now=now,
+    )
+
+
+def stabilize_with_behaviors_into(
+    history: list[Recommendation],
+    *,
+    desired: int,
+    current_replicas: int,
+    behavior: Behavior,
+    now: float,
+) -> tuple[int, str, list[Recommendation]]:
+    """:func:`stabilize_with_behaviors` on a list of exact Recommendation values that it
+    updates and returns (no conversion: for a caller that owns such a list)."""
     up_cutoff = now - _window(behavior.scale_up, 0.0)
     down_cutoff = now - _window(behavior.scale_down, DEFAULT_DOWNSCALE_STABILIZATION_SECONDS)
     up_recommendation = desired
     down_recommendation = desired
     old_index: int | None = None
-    for index, entry in enumerate(history):
-        if entry.timestamp > up_cutoff:
-            up_recommendation = min(entry.replicas, up_recommendation)
-        if entry.timestamp > down_cutoff:
-            down_recommendation = max(entry.replicas, down_recommendation)
-        if entry.timestamp < up_cutoff and entry.timestamp < down_cutoff:
+    for index, (timestamp, replicas) in enumerate(history):
+        if timestamp > up_cutoff:
+            up_recommendation = min(replicas, up_recommendation)
+        if timestamp > down_cutoff:
+            down_recommendation = max(replicas, down_recommendation)
+        if timestamp < up_cutoff and timestamp < down_cutoff:
             old_index = index
     recommendation = current_replicas
     recommendation = max(recommendation, up_recommendation)
@@ -175,15 +198,27 @@ def stabilize_recommendation(
     Entries not older than ``now - window_seconds`` count; ``desired`` overwrites the last
     older entry, or is appended. Returns (stabilized replicas, the new history).
     """
-    history = recommendations_of(recommendations)
+    return stabilize_recommendation_into(
+        recommendations_of(recommendations),
+        desired=desired,
+        now=now,
+        window_seconds=window_seconds,
+    )
+
+
+def stabilize_recommendation_into(
+    history: list[Recommendation], *, desired: int, now: float, window_seconds: float
+) -> tuple[int, list[Recommendation]]:
+    """:func:`stabilize_recommendation` on a list of exact Recommendation values that it
+    updates and returns (no conversion: for a caller that owns such a list)."""
     cutoff = now - window_seconds
     maximum = desired
     old_index: int | None = None
-    for index, entry in enumerate(history):
-        if entry.timestamp < cutoff:
+    for index, (timestamp, replicas) in enumerate(history):
+        if timestamp < cutoff:
             old_index = index
-        elif entry.replicas > maximum:
-            maximum = entry.replicas
+        elif replicas > maximum:
+            maximum = replicas
     stored = Recommendation(float(now), desired)
     if old_index is None:
         history.append(stored)
@@ -422,6 +457,64 @@ def convert_desired_replicas_with_behavior_rate(
         scale_down_events=scale_down_events,
         now=now,
     )
+
+
+def normalize_desired_replicas(
+    history: list[Recommendation],
+    *,
+    desired: int,
+    current_replicas: int,
+    min_replicas: int,
+    max_replicas: int,
+    behavior: Behavior | None,
+    window_seconds: float,
+    scale_up_limit_factor: float,
+    scale_up_limit_minimum: float,
+    scale_up_events: Sequence[ScaleEvent],
+    scale_down_events: Sequence[ScaleEvent],
+    now: float,
+) -> tuple[list[Recommendation], tuple[int, str, int, str]]:
+    """normalizeDesiredReplicas (no ``behavior``: the downscale window ``window_seconds``,
+    then the legacy limits with scaleUpLimitFactor/Minimum) or
+    normalizeDesiredReplicasWithBehaviors (the behavior's windows, then its rate limits
+    over the scale events), on a history of exact Recommendation values that it updates.
+
+    Returns (the new history, (stabilized, the reason AbleToScale gives when it differs
+    from ``desired``, final, the ScalingLimited reason)); setting the conditions is the
+    caller's.
+    """
+    if behavior is None:
+        stabilized, history = stabilize_recommendation_into(
+            history, desired=desired, now=now, window_seconds=window_seconds
+        )
+        stabilized_reason = "ScaleDownStabilized"
+        final, reason = normalize_rules(
+            desired=stabilized,
+            current_replicas=current_replicas,
+            min_replicas=min_replicas,
+            max_replicas=max_replicas,
+            scale_up_limit_factor=scale_up_limit_factor,
+            scale_up_limit_minimum=scale_up_limit_minimum,
+        )
+    else:
+        stabilized, stabilized_reason, history = stabilize_with_behaviors_into(
+            history,
+            desired=desired,
+            current_replicas=current_replicas,
+            behavior=behavior,
+            now=now,
+        )
+        final, reason = normalize_behavior_rate(
+            desired=stabilized,
+            current_replicas=current_replicas,
+            min_replicas=min_replicas,
+            max_replicas=max_replicas,
+            behavior=behavior,
+            scale_up_events=scale_up_events,
+            scale_down_events=scale_down_events,
+            now=now,
+        )
+    return history, (stabilized, stabilized_reason, final, reason)
 
 
 def mark_scale_events_outdated(

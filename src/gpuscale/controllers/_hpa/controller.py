@@ -8,12 +8,16 @@ default, ``--horizontal-pod-autoscaler-sync-period``) with its own clock.
 
 Followed from upstream, in order: ``recordInitialRecommendation``; the zero-replica,
 above-max and below-min short cuts (``shouldComputeMetricsForZeroReplicas`` with the
-HPAScaleToZero gate); ``computeReplicasForMetrics`` (max over metrics; a failing metric
-blocks a scale-down only; all failing means no change); ``normalizeDesiredReplicas`` or
-``normalizeDesiredReplicasWithBehaviors`` with ``maybeInitScaleDownStabilizationWindow``;
-``tolerancesForHpa`` (HPAConfigurableTolerance); ``storeScaleEvent`` after a rescale; the
-AbleToScale / ScalingActive / ScalingLimited / ScaledToZero conditions with upstream's
-reasons (``setCondition``, ``removeCondition``).
+HPAScaleToZero gate); ``computeReplicasForMetrics`` (in ``compute_replicas``: max over
+metrics; a failing metric blocks a scale-down only; all failing means no change);
+``normalizeDesiredReplicas`` or ``normalizeDesiredReplicasWithBehaviors`` (in
+``behavior``) with ``maybeInitScaleDownStabilizationWindow``; ``tolerancesForHpa``
+(HPAConfigurableTolerance); ``storeScaleEvent`` after a rescale; the AbleToScale /
+ScalingActive / ScalingLimited / ScaledToZero conditions with upstream's reasons
+(``setCondition``, ``removeCondition``: in ``status``, with the result types). Beside
+the sync, what makes it cheap to repeat: a sync on the same inputs as the last is
+answered by ``_resync`` (its docstring argues why that is the full sync's answer), and
+each metric's last proposal is remembered for equal samples and counts.
 
 Not modelled: fetching the scale and metrics (the caller passes them), selector
 validation (InvalidSelector, AmbiguousSelector), failed scale updates and retries,
@@ -25,29 +29,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import replace
 
 from gpuscale.controllers._hpa.behavior import (
     MESSAGES,
     RecommendationLike,
     ScaleEventLike,
-    normalize_behavior_rate,
-    normalize_rules,
+    normalize_desired_replicas,
     recommendations_of,
     scale_events_of,
-    stabilize_recommendation,
-    stabilize_with_behaviors,
     store_scale_event,
 )
-from gpuscale.controllers._hpa.replica_calculator import (
-    Calculation,
-    ReplicaCalculationError,
-    calculate_external,
-    calculate_external_per_pod,
-    calculate_object,
-    calculate_object_per_pod,
-    calculate_pods,
+from gpuscale.controllers._hpa.compute_replicas import (
+    MetricInput,
+    combine_proposals,
+    compute_metric,
 )
 from gpuscale.controllers._hpa.spec import (
     DEFAULT_DOWNSCALE_STABILIZATION_SECONDS,
@@ -61,132 +57,20 @@ from gpuscale.controllers._hpa.spec import (
     generate_scale_down_rules,
     generate_scale_up_rules,
 )
+from gpuscale.controllers._hpa.status import (
+    Condition,
+    MetricProposal,
+    ReconcileResult,
+    remove_condition,
+    set_condition,
+)
 from gpuscale.errors import InputError
-from gpuscale.kube import QuantityLike, milli_value
 
-__all__ = [
-    "Condition",
-    "ConditionType",
-    "HorizontalPodAutoscaler",
-    "MetricInput",
-    "MetricProposal",
-    "ReconcileResult",
-]
+__all__ = ["HorizontalPodAutoscaler"]
 
-ConditionType = Literal["AbleToScale", "ScalingActive", "ScalingLimited", "ScaledToZero"]
-MetricInput = Sequence[QuantityLike] | BaseException | None
-"""What one metric returned this sync: its samples, or ``None`` / an exception on failure."""
-
-_FAILED_REASON = {
-    "External": "FailedGetExternalMetric",
-    "Object": "FailedGetObjectMetric",
-    "Pods": "FailedGetPodsMetric",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Condition:
-    """One entry of ``status.conditions`` (message included, transition time not modelled)."""
-
-    type: ConditionType
-    status: Literal["True", "False"]
-    reason: str
-    message: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class MetricProposal:
-    """What one metric proposed this sync (upstream ``computeReplicasForMetric``)."""
-
-    metric: MetricTarget
-    """The metric spec."""
-    replicas: int | None
-    """The replica proposal, or None when the metric failed."""
-    usage_milli: int | None
-    """The usage upstream writes to status, in milli-units (Value: total; AverageValue: per pod)."""
-    ratio: float | None
-    """The usage ratio the tolerance was judged on."""
-    error: str | None = None
-    """Why the metric failed, when it did."""
-
-    @property
-    def usage(self) -> float | None:
-        """``usage_milli`` in plain units."""
-        return None if self.usage_milli is None else self.usage_milli / 1000
-
-    def describe(self) -> str:
-        """One line for logs: ``external metric qps 160 / target 80 (Value) -> desired 2``."""
-        target = self.metric.target_milli / 1000
-        if self.usage_milli is None or self.replicas is None:
-            return f"{self.metric.label}: failed ({self.error})"
-        return (
-            f"{self.metric.label} {self.usage_milli / 1000:g} / target {target:g} "
-            f"({self.metric.target_type}) -> desired {self.replicas}"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class ReconcileResult:
-    """Everything one sync decided, for logs and timelines."""
-
-    now: float
-    """When the sync ran."""
-    current_replicas: int
-    """The scale's spec replicas the sync started from."""
-    replicas: int
-    """The scale's spec replicas after the sync (what ``reconcile`` returns)."""
-    desired_replicas: int
-    """``status.desiredReplicas`` after the sync (unchanged from before when metrics failed)."""
-    rescaled: bool
-    """Whether the scale subresource was written."""
-    metric_replicas: int | None
-    """The max over metric proposals, or None when metrics were not computed or all failed."""
-    stabilized_replicas: int | None
-    """The count after stabilization and before rate limits, when normalization ran."""
-    proposals: tuple[MetricProposal, ...]
-    """One entry per metric, in spec order (empty when metrics were not computed)."""
-    conditions: tuple[Condition, ...]
-    """``status.conditions`` after the sync, in upstream's order."""
-    rescale_reason: str
-    """Upstream's rescale reason, e.g. ``external metric qps above target``."""
-    error: str | None
-    """The error upstream's reconcile returns, if any (the HPA may still have scaled)."""
-
-    def condition(self, condition_type: ConditionType) -> Condition | None:
-        """The condition of that type, if set."""
-        for condition in self.conditions:
-            if condition.type == condition_type:
-                return condition
-        return None
-
-    def describe(self) -> str:
-        """One line: the proposals and the outcome, with the limiting reason."""
-        parts = [proposal.describe() for proposal in self.proposals]
-        limited = self.condition("ScalingLimited")
-        outcome = f"{self.current_replicas} -> {self.replicas}"
-        if limited is not None and limited.status == "True":
-            outcome += f" ({limited.reason})"
-        return "; ".join([*parts, outcome])
-
-
-def _set_condition(
-    conditions: list[Condition],
-    condition_type: ConditionType,
-    status: bool,
-    reason: str,
-    message: str,
-) -> None:
-    """setConditionInList: replace the condition of this type in place, or append it."""
-    new = Condition(condition_type, "True" if status else "False", reason, message)
-    for index, condition in enumerate(conditions):
-        if condition.type == condition_type:
-            conditions[index] = new
-            return
-    conditions.append(new)
-
-
-def _remove_condition(conditions: list[Condition], condition_type: ConditionType) -> None:
-    conditions[:] = [c for c in conditions if c.type != condition_type]
+_Normalized = tuple[int, str, int, str]
+"""What normalization decided: (stabilized, its AbleToScale reason, final, ScalingLimited
+reason)."""
 
 
 def _count(name: str, value: object) -> int:
@@ -286,6 +170,9 @@ class HorizontalPodAutoscaler:
         self._conditions = list(conditions)
         self._desired_replicas: int | None = None
         self._last_proposals: dict[int, tuple[tuple[object, ...], MetricProposal]] = {}
+        self._repeat: tuple[tuple[object, ...], ReconcileResult, int, _Normalized] | None = None
+        """The last sync's inputs, result, desired count before normalization and
+        normalization, while a sync on the same inputs may be answered by :meth:`_resync`."""
 
     @property
     def recommendations(self) -> tuple[Recommendation, ...] | None:
@@ -391,6 +278,15 @@ class HorizontalPodAutoscaler:
             raise InputError(
                 f"expected a finite time, got {now!r}", where="now", fix="pass seconds"
             )
+        key = _inputs_key(
+            (spec_replicas, status_replicas, ready_pods, pending_pods, running_pods), metric_values
+        )
+        repeat = self._repeat
+        if key is not None and repeat is not None and repeat[0] == key:
+            repeated = self._resync(now, repeat)
+            if repeated is not None:
+                return repeated
+        self._repeat = None
         current = _count("spec_replicas", spec_replicas)
         status = _count("status_replicas", status_replicas)
         ready = _count("ready_pods", ready_pods)
@@ -403,8 +299,9 @@ class HorizontalPodAutoscaler:
                 where="metric_values",
                 fix="pass one list of samples (or None on failure) per metric, in spec order",
             )
-        conditions = list(self._conditions)
-        _set_condition(
+        conditions_before = self._conditions
+        conditions = list(conditions_before)
+        set_condition(
             conditions,
             "AbleToScale",
             True,
@@ -426,7 +323,7 @@ class HorizontalPodAutoscaler:
             needs_metrics = self._reads_at_zero(conditions)
             if not needs_metrics:
                 rescale = False
-                _set_condition(
+                set_condition(
                     conditions,
                     "ScalingActive",
                     False,
@@ -434,7 +331,7 @@ class HorizontalPodAutoscaler:
                     "scaling is disabled since the replica count of the target is zero",
                 )
                 if not self.scale_to_zero:
-                    _remove_condition(conditions, "ScaledToZero")
+                    remove_condition(conditions, "ScaledToZero")
         elif current > self.max_replicas:
             rescale_reason = "Current number of replicas above Spec.MaxReplicas"
             desired = self.max_replicas
@@ -448,12 +345,13 @@ class HorizontalPodAutoscaler:
         metric_replicas: int | None = None
         stabilized: int | None = None
         error: str | None = None
+        normalized: _Normalized | None = None
         if needs_metrics:
             proposals = tuple(
                 self._proposal(index, entry, (current, status, ready, running, pending))
                 for index, entry in enumerate(metric_values)
             )
-            metric_desired, metric_label, error = self._combine(proposals, current, conditions)
+            metric_desired, metric_label, error = combine_proposals(proposals, current, conditions)
             if metric_desired is None:
                 self._conditions = conditions
                 previous = current if self._desired_replicas is None else self._desired_replicas
@@ -479,7 +377,9 @@ class HorizontalPodAutoscaler:
                 rescale_reason = f"{rescale_metric} above target"
             if desired < current:
                 rescale_reason = "All metrics below target"
-            stabilized, desired = self._normalize(now, current, desired, minimum, conditions)
+            before_normalizing = desired
+            normalized = self._normalize(now, current, desired, minimum, conditions)
+            stabilized, desired = normalized[0], normalized[2]
             if current == 0 and minimum != 0 and scaled_to_zero and desired < minimum:
                 desired = minimum
                 rescale_reason = (
@@ -488,7 +388,7 @@ class HorizontalPodAutoscaler:
             rescale = desired != current
 
         if rescale:
-            _set_condition(
+            set_condition(
                 conditions,
                 "AbleToScale",
                 True,
@@ -505,7 +405,7 @@ class HorizontalPodAutoscaler:
             )
             if self.scale_to_zero:
                 if current > 0 and desired == 0 and minimum == 0 and has_object_or_external:
-                    _set_condition(
+                    set_condition(
                         conditions,
                         "ScaledToZero",
                         True,
@@ -513,7 +413,7 @@ class HorizontalPodAutoscaler:
                         "the HPA controller scaled the workload to zero",
                     )
                 else:
-                    _set_condition(
+                    set_condition(
                         conditions,
                         "ScaledToZero",
                         False,
@@ -521,12 +421,12 @@ class HorizontalPodAutoscaler:
                         "the HPA controller did not scale the workload to zero",
                     )
             else:
-                _remove_condition(conditions, "ScaledToZero")
+                remove_condition(conditions, "ScaledToZero")
         else:
             desired = current
         self._conditions = conditions
         self._desired_replicas = desired
-        return ReconcileResult(
+        result = ReconcileResult(
             now=now,
             current_replicas=current,
             replicas=desired,
@@ -539,11 +439,57 @@ class HorizontalPodAutoscaler:
             rescale_reason=rescale_reason,
             error=error,
         )
+        if (
+            key is not None
+            and normalized is not None
+            and not rescale
+            and current > 0
+            and conditions == conditions_before
+        ):
+            self._repeat = (key, result, before_normalizing, normalized)
+        return result
+
+    def _resync(
+        self,
+        now: float,
+        repeat: tuple[tuple[object, ...], ReconcileResult, int, _Normalized],
+    ) -> ReconcileResult | None:
+        """A sync on the same inputs as the last one, when that one ended without a rescale
+        at a count above 0 with the conditions it began with: the last result at ``now``,
+        when normalization decides the same; None (nothing changed) otherwise.
+
+        Why this is the full sync's answer: reconcile_detailed reads ``now`` only in the
+        recommendation it records first (only ever on a new object), in normalization
+        (the stabilization windows over the recommendation history, the rate limits over
+        the scale events), and in the scale event stored after a rescale. Everything
+        else is a function of the inputs (equal, types included: the key compares them
+        with their types, as :meth:`_proposal` does, so they pass the same checks) and of
+        the state the last sync began from: its conditions (the same, since it ended with
+        those it began with), the remembered proposals (read, not changed, on equal
+        inputs) and the stored desired count (read only when every metric fails, which a
+        repeatable sync did not). So the full sync would compute the same proposals, the
+        same combined count and conditions up to normalization, and hand normalization
+        the same desired count. Normalization itself runs here in full, on a copy of the
+        history, at ``now``: no argument about which recommendations stay in the window
+        is needed. If it decides the same stabilized and final counts with the same
+        reasons, the conditions it sets are the last ones, the final count is the
+        current one again (the last sync did not rescale), so no scale event is stored,
+        and the result differs from the last only by ``now``; the new history (``now``'s
+        recommendation in the slot the full sync fills) is kept. If not, the history is
+        left as it was and the caller runs the full sync.
+        """
+        _key, last, desired, normalized = repeat
+        current = last.current_replicas
+        history, decided = self._normalization(now, current, desired, self.min_replicas)
+        if decided != normalized:
+            return None
+        self._recommendations = history
+        return replace(last, now=now)  # kept only after a sync without a rescale
 
     def _proposal(
         self, index: int, entry: MetricInput, counts: tuple[int, int, int, int, int]
     ) -> MetricProposal:
-        """:meth:`_compute_metric` for ``metrics[index]`` with ``counts`` (current, status,
+        """:func:`compute_metric` for ``metrics[index]`` with ``counts`` (current, status,
         ready, running, pending), remembered for the last inputs.
 
         The proposal is a pure function of the metric (fixed), the tolerances (fixed), the
@@ -560,9 +506,10 @@ class HorizontalPodAutoscaler:
         if key is not None and last is not None and last[0] == key:
             return last[1]
         current, status, ready, running, pending = counts
-        proposal = self._compute_metric(
-            metric=self.metrics[index],
-            entry=entry,
+        proposal = compute_metric(
+            self.metrics[index],
+            entry,
+            tolerance=self.tolerances(),
             current=current,
             status=status,
             ready=ready,
@@ -573,171 +520,62 @@ class HorizontalPodAutoscaler:
             self._last_proposals[index] = (key, proposal)
         return proposal
 
-    def _compute_metric(
-        self,
-        *,
-        metric: MetricTarget,
-        entry: MetricInput,
-        current: int,
-        status: int,
-        ready: int,
-        running: int,
-        pending: int,
-    ) -> MetricProposal:
-        """computeReplicasForMetric for one External, Object or Pods metric."""
-        if entry is None or isinstance(entry, BaseException):
-            reason = "unable to fetch metrics" if entry is None else (str(entry) or repr(entry))
-            return MetricProposal(metric, None, None, None, error=reason)
-        if isinstance(entry, str | bytes):
-            raise InputError(
-                f"expected a list of samples for {metric.label}, got a string",
-                where="metric_values",
-                fix="wrap a single sample in a list",
-            )
-        samples = [milli_value(sample) for sample in entry]
-        tolerance = self.tolerances()
-        target = metric.target_milli
-        try:
-            result: Calculation
-            if metric.source == "Pods":
-                result = calculate_pods(
-                    samples,
-                    target,
-                    current_replicas=current,
-                    tolerance=tolerance,
-                    missing_pods=max(running - len(samples), 0),
-                    unready_pods=pending,
-                    ready_pods=min(running, len(samples)),
-                )
-            elif metric.source == "External" and metric.target_type == "Value":
-                result = calculate_external(
-                    samples,
-                    target,
-                    current_replicas=current,
-                    ready_pods=ready,
-                    tolerance=tolerance,
-                    pods=max(status, ready),
-                )
-            elif metric.source == "External":
-                result = calculate_external_per_pod(
-                    samples, target, status_replicas=status, tolerance=tolerance
-                )
-            else:
-                if len(samples) != 1:
-                    if samples:
-                        raise InputError(
-                            f"an Object metric has one value, got {len(samples)}",
-                            where="metric_values",
-                            fix="pass the object's single value in a one-element list",
-                        )
-                    raise ReplicaCalculationError(
-                        "unable to fetch metrics from custom metrics API: no value returned"
-                    )
-                if metric.target_type == "Value":
-                    result = calculate_object(
-                        samples[0],
-                        target,
-                        current_replicas=current,
-                        ready_pods=ready,
-                        tolerance=tolerance,
-                        pods=max(status, ready),
-                    )
-                else:
-                    result = calculate_object_per_pod(
-                        samples[0], target, status_replicas=status, tolerance=tolerance
-                    )
-        except ReplicaCalculationError as failure:
-            return MetricProposal(metric, None, None, None, error=str(failure))
-        return MetricProposal(metric, result.replicas, result.usage_milli, result.ratio)
-
-    def _combine(
-        self, proposals: Sequence[MetricProposal], current: int, conditions: list[Condition]
-    ) -> tuple[int | None, str, str | None]:
-        """computeReplicasForMetrics: the max proposal; a failing metric blocks scale-down only."""
-        replicas = 0
-        label = ""
-        invalid = 0
-        first_failure: MetricProposal | None = None
-        for proposal in proposals:
-            if proposal.replicas is None:
-                if invalid == 0:
-                    first_failure = proposal
-                invalid += 1
-                continue
-            if replicas == 0 or proposal.replicas > replicas:
-                replicas = proposal.replicas
-                label = proposal.metric.label
-        error = None
-        if first_failure is not None:
-            error = (
-                f"invalid metrics ({invalid} invalid out of {len(proposals)}), first error is: "
-                f"{first_failure.error}"
-            )
-        if invalid >= len(proposals) or (invalid > 0 and replicas < current):
-            assert first_failure is not None
-            _set_condition(
-                conditions,
-                "ScalingActive",
-                False,
-                _FAILED_REASON[first_failure.metric.source],
-                f"the HPA was unable to compute the replica count: {first_failure.error}",
-            )
-            return None, "", error
-        _set_condition(
-            conditions,
-            "ScalingActive",
-            True,
-            "ValidMetricFound",
-            f"the HPA was able to successfully calculate a replica count from {label}",
+    def _normalization(
+        self, now: float, current: int, desired: int, minimum: int
+    ) -> tuple[list[Recommendation], _Normalized]:
+        """normalizeDesiredReplicas / normalizeDesiredReplicasWithBehaviors on a copy of the
+        recommendation history: (the new history, what they decided); nothing is stored."""
+        return normalize_desired_replicas(
+            list(self._recommendations or ()),
+            desired=desired,
+            current_replicas=current,
+            min_replicas=minimum,
+            max_replicas=self.max_replicas,
+            behavior=self.behavior,
+            window_seconds=self.downscale_stabilization_seconds,
+            scale_up_limit_factor=self.scale_up_limit_factor,
+            scale_up_limit_minimum=self.scale_up_limit_minimum,
+            scale_up_events=self._scale_up_events,
+            scale_down_events=self._scale_down_events,
+            now=now,
         )
-        return replicas, label, error
 
     def _normalize(
         self, now: float, current: int, desired: int, minimum: int, conditions: list[Condition]
-    ) -> tuple[int, int]:
-        """normalizeDesiredReplicas / normalizeDesiredReplicasWithBehaviors: (stabilized, final)."""
-        history = self._recommendations or []
-        if self.behavior is None:
-            stabilized, self._recommendations = stabilize_recommendation(
-                desired=desired,
-                recommendations=history,
-                now=now,
-                window_seconds=self.downscale_stabilization_seconds,
-            )
-            stabilized_reason = "ScaleDownStabilized"
-            final, reason = normalize_rules(
-                desired=stabilized,
-                current_replicas=current,
-                min_replicas=minimum,
-                max_replicas=self.max_replicas,
-                scale_up_limit_factor=self.scale_up_limit_factor,
-                scale_up_limit_minimum=self.scale_up_limit_minimum,
-            )
-        else:
-            stabilized, stabilized_reason, self._recommendations = stabilize_with_behaviors(
-                desired=desired,
-                current_replicas=current,
-                behavior=self.behavior,
-                recommendations=history,
-                now=now,
-            )
-            final, reason = normalize_behavior_rate(
-                desired=stabilized,
-                current_replicas=current,
-                min_replicas=minimum,
-                max_replicas=self.max_replicas,
-                behavior=self.behavior,
-                scale_up_events=self._scale_up_events,
-                scale_down_events=self._scale_down_events,
-                now=now,
-            )
+    ) -> _Normalized:
+        """:meth:`_normalization`, its history stored and its conditions set."""
+        self._recommendations, normalized = self._normalization(now, current, desired, minimum)
+        stabilized, stabilized_reason, final, reason = normalized
         if stabilized != desired:
-            _set_condition(
+            set_condition(
                 conditions, "AbleToScale", True, stabilized_reason, MESSAGES[stabilized_reason]
             )
         else:
-            _set_condition(
+            set_condition(
                 conditions, "AbleToScale", True, "ReadyForNewScale", MESSAGES["ReadyForNewScale"]
             )
-        _set_condition(conditions, "ScalingLimited", final != stabilized, reason, MESSAGES[reason])
-        return stabilized, final
+        set_condition(conditions, "ScalingLimited", final != stabilized, reason, MESSAGES[reason])
+        return normalized
+
+
+def _inputs_key(counts: tuple[object, ...], metric_values: object) -> tuple[object, ...] | None:
+    """A sync's inputs (``counts``: spec and status replicas, ready, pending and running
+    pods) for comparing with the next sync's, with the types of the samples (``1 == 1.0``,
+    but a quantity's text is what its parse reads); None when they are not plain counts
+    and lists of samples (such a sync is never repeated by ``_resync``)."""
+    spec, status, ready, pending, running = counts
+    if (
+        type(spec) is not int
+        or type(status) is not int
+        or type(ready) is not int
+        or type(pending) is not int
+        or not (running is None or type(running) is int)
+        or not isinstance(metric_values, list | tuple)
+    ):
+        return None
+    samples: list[object] = []
+    for entry in metric_values:
+        if not isinstance(entry, list | tuple):
+            return None
+        samples.append((tuple(entry), tuple(map(type, entry))))
+    return (counts, tuple(samples))
