@@ -124,7 +124,7 @@ def test_preempted_request_goes_to_the_front_of_the_queue() -> None:
         step = engine.step(t)
         assert step is not None
         t = step.end
-    assert [request.spec.id for request in engine.waiting] == ["r1", "r2"]
+    assert [request.id for request in engine.waiting] == ["r1", "r2"]
 
 
 def test_deadline_aborts_and_frees_blocks() -> None:
