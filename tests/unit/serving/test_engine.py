@@ -150,6 +150,36 @@ def test_request_that_cannot_fit_the_cache_is_refused_at_add() -> None:
         engine.add(spec("big", 8, 4))
 
 
+@pytest.mark.parametrize(
+    ("prompt", "output", "message"), [(0, 3, "prompt_tokens"), (4, 0, "output_tokens")]
+)
+def test_arrive_refuses_what_a_request_spec_refuses(prompt: int, output: int, message: str) -> None:
+    engine = Engine(EngineConfig(num_gpu_blocks=10), COST)
+    with pytest.raises(ValueError, match=f"request r: {message} must be >= 1"):
+        engine.arrive("r", 0.0, prompt, output)
+    with pytest.raises(ValueError, match=f"request r: {message} must be >= 1"):
+        spec("r", prompt, output)
+    assert engine.idle
+
+
+def test_arrive_refuses_an_arrival_out_of_order_and_a_repeated_id() -> None:
+    engine = Engine(EngineConfig(num_gpu_blocks=10), COST)
+    engine.arrive("a", 2.0, 4, 3, deadline=9.0)
+    with pytest.raises(ValueError, match="request b arrives before a"):
+        engine.arrive("b", 1.0, 4, 3)
+    with pytest.raises(ValueError, match="request a is already in the engine"):
+        engine.arrive("a", 3.0, 4, 3)
+    assert engine.num_waiting == 1
+
+
+def test_a_result_cannot_be_changed() -> None:
+    engine = Engine(EngineConfig(num_gpu_blocks=100), COST)
+    result = replay(engine, [spec("a", 4, 3, max_tokens=3)])[0]
+    with pytest.raises(AttributeError):
+        result.finish_reason = "stop"  # type: ignore[misc]
+    assert result.finish_reason == "length"
+
+
 def test_step_before_the_last_one_ends_is_refused() -> None:
     engine = Engine(EngineConfig(num_gpu_blocks=10), COST)
     engine.add(spec("a", 4, 3))
