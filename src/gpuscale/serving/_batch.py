@@ -194,13 +194,19 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
                         context += n
                         steps += 1
                 else:  # the hottest loop: only the clock (and the context) moves
-                    before = context
+                    # the context counted in a float: a whole number far below 2**53, so
+                    # exact, and ``per_context * tokens`` the same product as with the
+                    # int (which CPython converts to that float), on the float fast path
+                    tokens = before = float(context)
+                    more = float(n)
                     for _ in range(length - steps):
                         if t >= horizon:
                             break
-                        t += fixed + per_context * context
-                        context += n
-                    steps += (context - before) // n
+                        t += fixed + per_context * tokens
+                        tokens += more
+                    ran = int(tokens - before) // n
+                    steps += ran
+                    context += n * ran
                 prev = t
                 free -= _blocks_needed(residues, d, d + steps, block_size, n)
             else:
