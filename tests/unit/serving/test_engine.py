@@ -137,6 +137,25 @@ def test_deadline_aborts_and_frees_blocks() -> None:
     assert metrics.success["abort"] == 0
 
 
+def test_deadlines_out_of_order_abort_each_request_at_its_own() -> None:
+    # "early" is added after "late" with an earlier deadline: the fast path (the aggregate
+    # batch) must stop for each, as stepping one by one does
+    outcomes = []
+    for fast in (True, False):
+        engine = Engine(EngineConfig(num_gpu_blocks=100), COST)
+        engine.add(spec("late", 4, 50, deadline=20.0))
+        engine.add(spec("early", 4, 50, deadline=5.0))
+        engine.add(spec("last", 4, 50, deadline=30.0))
+        engine.run_until(0.0, 100.0, fast=fast)
+        outcomes.append(list(engine.counts.results))
+    assert outcomes[0] == outcomes[1]
+    ended = {result.id: result for result in outcomes[0]}
+    for name, deadline in (("early", 5.0), ("late", 20.0), ("last", 30.0)):
+        assert ended[name].finish_reason == "abort"
+        assert deadline <= ended[name].finished < deadline + 2.0  # a step is under 2 s
+    assert [result.id for result in outcomes[0]] == ["early", "late", "last"]
+
+
 def test_length_when_output_reaches_max_tokens() -> None:
     engine = Engine(EngineConfig(num_gpu_blocks=100), COST)
     results = replay(engine, [spec("a", 4, 3, max_tokens=3)])
