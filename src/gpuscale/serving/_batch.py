@@ -68,7 +68,7 @@ def enter(engine: Engine) -> bool:
         request.output -= d
         total += request.computed
         residues[request.computed % block_size] += 1
-        heap.append((request.spec.output_tokens - 1 - request.output, index, request))
+        heap.append((request.output_tokens - 1 - request.output, index, request))
     heapq.heapify(heap)
     engine._seq = count
     engine._offsets = total
@@ -143,9 +143,13 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
     horizon = stop
     while t < until:
         if pending:
-            if pending[0].spec.arrival <= t:
+            if pending[0].arrival <= t:
                 engine._arrive(t)
-            horizon = min(stop, pending[0].spec.arrival) if pending else stop
+            if pending:
+                arrival = pending[0].arrival
+                horizon = arrival if arrival < stop else stop
+            else:
+                horizon = stop
         if not running and not waiting:
             break
         if t >= stop:
@@ -190,13 +194,19 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
                         context += n
                         steps += 1
                 else:  # the hottest loop: only the clock (and the context) moves
-                    before = context
+                    # the context counted in a float: a whole number far below 2**53, so
+                    # exact, and ``per_context * tokens`` the same product as with the
+                    # int (which CPython converts to that float), on the float fast path
+                    tokens = before = float(context)
+                    more = float(n)
                     for _ in range(length - steps):
                         if t >= horizon:
                             break
-                        t += fixed + per_context * context
-                        context += n
-                    steps += (context - before) // n
+                        t += fixed + per_context * tokens
+                        tokens += more
+                    ran = int(tokens - before) // n
+                    steps += ran
+                    context += n * ran
                 prev = t
                 free -= _blocks_needed(residues, d, d + steps, block_size, n)
             else:
@@ -230,7 +240,7 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
         budget = budget_full - n
         scheduled: list[tuple[_Request, int]] = []
         if partial is not None:
-            new = min(partial.spec.prompt_tokens + partial.output - partial.computed, budget)
+            new = min(partial.prompt_tokens + partial.output - partial.computed, budget)
             extra = -(-(partial.computed + new) // block_size) - partial.blocks
             if extra > free:
                 free += need
@@ -242,7 +252,7 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             budget -= new
         while waiting and budget > 0 and len(running) < max_seqs:
             request = waiting[0]
-            new = min(request.tokens, budget)
+            new = min(request.prompt_tokens + request.output, budget)
             extra = -(-new // block_size)
             if extra > free:
                 break
@@ -254,7 +264,7 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             budget -= new
             if request.first_scheduled is None:
                 request.first_scheduled = t
-                admitted.append(request.spec.id)
+                admitted.append(request.id)
         # the aggregate's n decoders, then the requests scheduled one by one (ints: the
         # sums are the ordinary step's whatever the order)
         prefill, decode, context = step_work(scheduled)
@@ -276,25 +286,24 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             free += freed
         for request, new in scheduled:
             request.computed += new
-            spec = request.spec
-            if request.computed < spec.prompt_tokens + request.output:
+            if request.computed < request.prompt_tokens + request.output:
                 continue
             request.output += 1
             generated += 1
             if request.first_token is None:
                 request.first_token = end
-                first.append(end - spec.arrival)
-                prompt_counted += spec.prompt_tokens
+                first.append(end - request.arrival)
+                prompt_counted += request.prompt_tokens
             elif detail:
                 assert request.last_token is not None
                 gap = end - request.last_token
                 gaps[gap] = gaps.get(gap, 0) + 1
             request.last_token = end
-            if request.output >= spec.output_tokens:
+            if request.output >= request.output_tokens:
                 free += request.blocks
                 request.blocks = 0
                 running.remove(request)
-                reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
+                reason = "length" if request.max_tokens == request.output_tokens else "stop"
                 finished.append(engine._finish(request, end, reason))
                 continue
             # a decoder from now on: into the aggregate
@@ -303,7 +312,7 @@ def advance(engine: Engine, t: float, until: float) -> tuple[Step | None, bool]:
             offsets += request.computed
             residues[request.computed % block_size] += 1
             n += 1
-            heapq.heappush(heap, (spec.output_tokens - 1 - request.output, engine._seq, request))
+            heapq.heappush(heap, (request.output_tokens - 1 - request.output, engine._seq, request))
             engine._seq += 1
         itl.extend(gaps.items())
         d = after
@@ -356,8 +365,7 @@ def _finish_decoders(
         freed += -(-request.computed // block_size)
         request.blocks = 0
         running.remove(request)
-        spec = request.spec
-        reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
+        reason = "length" if request.max_tokens == request.output_tokens else "stop"
         finished.append(engine._finish(request, end, reason))
     return count, gone, freed
 

@@ -52,6 +52,7 @@ from gpuscale.serving._records import (
     StepCost,
     _Counts,
     _Request,
+    check_tokens,
     step_work,
 )
 
@@ -86,6 +87,7 @@ class Engine:
         """Requests given by :meth:`arrive` whose arrival no step has reached yet."""
         self.running: list[_Request] = []
         self.free_blocks = config.usable_blocks
+        self._usable_blocks = config.usable_blocks
         self.free_at = float("-inf")
         """When the step in progress ends; a new step may not start before."""
         self.counts = _Counts()
@@ -143,43 +145,88 @@ class Engine:
         A request whose prompt and output can never fit the cache is refused here
         (vLLM refuses prompts longer than ``max_model_len`` at the API server).
         """
-        self.waiting.append(self._admit(spec))
+        self.waiting.append(
+            self._admit(
+                spec.id,
+                spec.arrival,
+                spec.prompt_tokens,
+                spec.output_tokens,
+                max_tokens=spec.max_tokens,
+                deadline=spec.deadline,
+            )
+        )
         self.latest_arrival = max(self.latest_arrival, spec.arrival)
 
-    def arrive(self, spec: RequestSpec) -> None:
-        """Queue a request that arrives at ``spec.arrival``, which may be later than the
-        engine has run to: it joins the waiting queue at the first step that starts at or
-        after its arrival, exactly as if :meth:`run_until` had been run to its arrival and
-        :meth:`add` called then. Arrivals must come in order. This lets a simulator hand
-        over every arrival at once and run the engine only when something reads it.
+    def arrive(
+        self,
+        request_id: str,
+        arrival: float,
+        prompt_tokens: int,
+        output_tokens: int,
+        *,
+        max_tokens: int | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        """Queue a request (a :class:`RequestSpec`'s fields, in its order) that arrives at
+        ``arrival``, which may be later than the engine has run to: it joins
+        the waiting queue at the first step that starts at or after its arrival, exactly
+        as if :meth:`run_until` had been run to its arrival and :meth:`add` called then.
+        Arrivals must come in order. This lets a simulator hand over every arrival at once
+        and run the engine only when something reads it, without building a spec each.
         """
+        check_tokens(request_id, prompt_tokens, output_tokens)
         pending = self.pending
-        if pending and spec.arrival < pending[-1].spec.arrival:
-            raise ValueError(f"request {spec.id} arrives before {pending[-1].spec.id}")
-        pending.append(self._admit(spec))
-
-    def _admit(self, spec: RequestSpec) -> _Request:
-        """A new request's state, once it is known to fit (vLLM's ``max_model_len``)."""
-        if spec.id in self._by_id:
-            raise ValueError(f"request {spec.id} is already in the engine")
-        need = -(-(spec.prompt_tokens + spec.output_tokens) // self.config.block_size)
-        if need > self.config.usable_blocks:
-            raise ValueError(
-                f"request {spec.id}: {spec.prompt_tokens + spec.output_tokens} tokens need "
-                f"{need} KV blocks, the cache has {self.config.usable_blocks}"
+        if pending and arrival < pending[-1].arrival:
+            raise ValueError(f"request {request_id} arrives before {pending[-1].id}")
+        pending.append(
+            self._admit(
+                request_id,
+                arrival,
+                prompt_tokens,
+                output_tokens,
+                max_tokens=max_tokens,
+                deadline=deadline,
             )
-        request = _Request(spec)
-        if spec.deadline is not None:
+        )
+
+    def _admit(
+        self,
+        request_id: str,
+        arrival: float,
+        prompt_tokens: int,
+        output_tokens: int,
+        *,
+        max_tokens: int | None,
+        deadline: float | None,
+    ) -> _Request:
+        """A new request's state, once it is known to fit (vLLM's ``max_model_len``)."""
+        if request_id in self._by_id:
+            raise ValueError(f"request {request_id} is already in the engine")
+        need = -(-(prompt_tokens + output_tokens) // self.config.block_size)
+        if need > self._usable_blocks:
+            raise ValueError(
+                f"request {request_id}: {prompt_tokens + output_tokens} tokens need "
+                f"{need} KV blocks, the cache has {self._usable_blocks}"
+            )
+        request = _Request(
+            request_id,
+            arrival,
+            prompt_tokens,
+            output_tokens,
+            max_tokens=max_tokens,
+            deadline=deadline,
+        )
+        if deadline is not None:
             self._deadlines += 1
-            heapq.heappush(self._deadline_heap, (spec.deadline, self._added, request))
+            heapq.heappush(self._deadline_heap, (deadline, self._added, request))
             self._added += 1
-        self._by_id[spec.id] = request
+        self._by_id[request_id] = request
         return request
 
     def _arrive(self, now: float) -> None:
         """Move the pending requests that have arrived by ``now`` to the waiting queue."""
         pending, waiting = self.pending, self.waiting
-        while pending and pending[0].spec.arrival <= now:
+        while pending and pending[0].arrival <= now:
             waiting.append(pending.popleft())
 
     def abort(self, request_id: str, now: float) -> RequestResult | None:
@@ -204,10 +251,10 @@ class Engine:
         the SIGTERM)."""
         _batch.leave(self)
         every = (*self.running, *self.waiting, *self.pending)
-        ids = [request.spec.id for request in every]
+        ids = [request.id for request in every]
         for request in every:
             request.ended = True
-            del self._by_id[request.spec.id]
+            del self._by_id[request.id]
         self.running.clear()
         self.waiting.clear()
         self.pending.clear()
@@ -237,14 +284,14 @@ class Engine:
         index = 0
         while index < len(running) and budget > 0:
             request = running[index]
-            new = request.spec.prompt_tokens + request.output - request.computed
+            new = request.prompt_tokens + request.output - request.computed
             new = min(new, budget)
             need = -(-(request.computed + new) // block_size) - request.blocks
             schedulable = True
             while need > self.free_blocks:
                 victim = running.pop()
                 self._preempt(victim)
-                preempted.append(victim.spec.id)
+                preempted.append(victim.id)
                 if victim is request:
                     schedulable = False
                     break
@@ -272,7 +319,7 @@ class Engine:
                 budget -= new
                 if request.first_scheduled is None:
                     request.first_scheduled = now
-                    admitted.append(request.spec.id)
+                    admitted.append(request.id)
         prefill, decode, context = step_work(scheduled)
         end = now + self.cost.seconds(prefill, decode, context)
         self.free_at = end
@@ -310,23 +357,22 @@ class Engine:
         finished = list(aborted)
         for request, new in scheduled:
             request.computed += new
-            if request.computed < request.spec.prompt_tokens + request.output:
+            if request.computed < request.prompt_tokens + request.output:
                 continue
             request.output += 1
-            tokens.append((request.spec.id, request.output))
+            tokens.append((request.id, request.output))
             if request.first_token is None:
                 request.first_token = end
-                first.append(end - request.spec.arrival)
-                prompt_counted += request.spec.prompt_tokens
+                first.append(end - request.arrival)
+                prompt_counted += request.prompt_tokens
             elif self.itl:
                 assert request.last_token is not None
                 gap = end - request.last_token
                 itl[gap] = itl.get(gap, 0) + 1
             request.last_token = end
-            if request.output >= request.spec.output_tokens:
+            if request.output >= request.output_tokens:
                 self.running.remove(request)
-                spec = request.spec
-                reason = "length" if spec.max_tokens == spec.output_tokens else "stop"
+                reason = "length" if request.max_tokens == request.output_tokens else "stop"
                 finished.append(self._finish(request, end, reason))
         self.counts.generated += len(tokens)
         return Step(
@@ -359,20 +405,19 @@ class Engine:
         self.free_blocks += request.blocks
         request.blocks = 0
         request.ended = True
-        del self._by_id[request.spec.id]
-        spec = request.spec
-        if spec.deadline is not None:
+        del self._by_id[request.id]
+        if request.deadline is not None:
             self._deadlines -= 1
-        result = RequestResult(
-            id=spec.id,
-            arrival=spec.arrival,
-            finished=now,
-            finish_reason=reason,
-            prompt_tokens=spec.prompt_tokens,
-            output_tokens=request.output,
-            first_scheduled=request.first_scheduled,
-            first_token=request.first_token,
-            preemptions=request.preemptions,
+        result = RequestResult(  # by position: the fields' order (the hot path's cost)
+            request.id,
+            request.arrival,
+            now,
+            reason,
+            request.prompt_tokens,
+            request.output,
+            request.first_scheduled,
+            request.first_token,
+            request.preemptions,
         )
         self.counts.results.append(result)
         return result
@@ -384,7 +429,7 @@ class Engine:
         expired = [
             request
             for request in (*self.running, *self.waiting)
-            if request.spec.deadline is not None and request.spec.deadline <= now
+            if request.deadline is not None and request.deadline <= now
         ]
         results = []
         for request in expired:
@@ -411,9 +456,9 @@ class Engine:
         pending = self.pending
         while t < until:
             if not self.running and not self.waiting:
-                if not pending or pending[0].spec.arrival >= until:
+                if not pending or pending[0].arrival >= until:
                     break
-                t = max(t, pending[0].spec.arrival)  # idle until the next arrival
+                t = max(t, pending[0].arrival)  # idle until the next arrival
             if fast and _batch.enter(self):
                 run, slow = _batch.advance(self, t, until)
                 if run is not None:

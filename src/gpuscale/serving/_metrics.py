@@ -148,6 +148,16 @@ class Histogram:
         self.sum += value * times
         self.count += times
 
+    def observe_each(self, values: list[float] | tuple[float, ...]) -> None:
+        """:meth:`observe` each value once, in order (the same sums, one call)."""
+        counts, buckets = self.counts, self.buckets
+        total = self.sum
+        for value in values:
+            counts[bisect_left(buckets, value)] += 1
+            total += value
+        self.sum = total
+        self.count += len(values)
+
     def observe_all(self, pairs: tuple[tuple[float, int], ...]) -> None:
         """:meth:`observe` each (value, times) pair, in order (the same sums, one call)."""
         counts, buckets = self.counts, self.buckets
@@ -207,19 +217,26 @@ class ServingMetrics:
         self.preemptions += len(step.preempted)
         self.prompt_tokens += step.prompt_tokens_counted
         self.generation_tokens += step.generated
-        for ttft in step.first_tokens:
-            self.ttft.observe(ttft)
+        if step.first_tokens:
+            self.ttft.observe_each(step.first_tokens)
         if step.itl:
             self.itl.observe_all(step.itl)
+        if not step.finished:
+            return
+        e2e: list[float] = []
+        queued: list[float] = []
+        success = self.success
         for result in step.finished:
             if result.timed_out:
                 self.timed_out += 1
                 continue
-            self.success[result.finish_reason] += 1
-            self.e2e.observe(result.e2e)
-            queued = result.queue_time
-            if queued is not None:
-                self.queue_time.observe(queued)
+            success[result.finish_reason] += 1
+            e2e.append(result.e2e)
+            queue_time = result.queue_time
+            if queue_time is not None:
+                queued.append(queue_time)
+        self.e2e.observe_each(e2e)
+        self.queue_time.observe_each(queued)
 
     @staticmethod
     def gauges(engine: Engine) -> dict[str, float]:

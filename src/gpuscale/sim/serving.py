@@ -44,7 +44,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gpuscale.serving import METRICS, Engine, RequestSpec, ServingMetrics, Step
+from gpuscale.serving import METRICS, Engine, ServingMetrics, Step
 from gpuscale.serving._metrics import FINISH_REASONS
 from gpuscale.sim.load import ArrivalSource
 from gpuscale.sim.requests import DROPPED, TIMED_OUT, UNFINISHED, ArrivalWindows, RequestLog
@@ -307,15 +307,9 @@ class EngineRouter(ArrivalWindows):
         if now >= server.stopped_at or now >= server.gone_at:
             self.exceptions[index] = DROPPED
             return
-        spec = RequestSpec(
-            str(index),
-            now,
-            prompt,
-            output,
-            deadline=self.arrivals[index] + self.capacity.timeout_s,
-        )
-        try:
-            server.engine.arrive(spec)  # the engine runs to it when next read
+        deadline = self.arrivals[index] + self.capacity.timeout_s
+        try:  # the engine runs to it when next read
+            server.engine.arrive(str(index), now, prompt, output, deadline=deadline)
         except ValueError:  # longer than the KV cache: vLLM refuses it (max_model_len)
             self.exceptions[index] = DROPPED
 
@@ -428,7 +422,7 @@ class EngineRouter(ArrivalWindows):
         for server in servers:
             engine = server.engine
             for request in (*engine.running, *engine.waiting, *engine.pending):
-                index = int(request.spec.id)
+                index = int(request.id)
                 self._drop(index, t)
                 self.exceptions[index] = unfinished(index)
         for index, _prompt, _output in self.waiting:

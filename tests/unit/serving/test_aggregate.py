@@ -148,14 +148,12 @@ def drive_arrivals(cfg: EngineConfig, stream, *, itl: bool = True):  # type: ign
             t = now
         if -(-(prompt + output) // cfg.block_size) <= cfg.usable_blocks:
             engine.arrive(
-                RequestSpec(
-                    f"r{index}",
-                    now,
-                    prompt,
-                    output,
-                    max_tokens=output if index % 3 == 0 else None,
-                    deadline=None if timeout is None else now + timeout,
-                )
+                f"r{index}",
+                now,
+                prompt,
+                output,
+                max_tokens=output if index % 3 == 0 else None,
+                deadline=None if timeout is None else now + timeout,
             )
         if abort is not None and abort < index:
             engine.abort(f"r{abort}", now)

@@ -124,7 +124,7 @@ def test_preempted_request_goes_to_the_front_of_the_queue() -> None:
         step = engine.step(t)
         assert step is not None
         t = step.end
-    assert [request.spec.id for request in engine.waiting] == ["r1", "r2"]
+    assert [request.id for request in engine.waiting] == ["r1", "r2"]
 
 
 def test_deadline_aborts_and_frees_blocks() -> None:
@@ -135,6 +135,25 @@ def test_deadline_aborts_and_frees_blocks() -> None:
     assert engine.free_blocks == engine.config.usable_blocks
     metrics = ServingMetrics("m")
     assert metrics.success["abort"] == 0
+
+
+def test_deadlines_out_of_order_abort_each_request_at_its_own() -> None:
+    # "early" is added after "late" with an earlier deadline: the fast path (the aggregate
+    # batch) must stop for each, as stepping one by one does
+    outcomes = []
+    for fast in (True, False):
+        engine = Engine(EngineConfig(num_gpu_blocks=100), COST)
+        engine.add(spec("late", 4, 50, deadline=20.0))
+        engine.add(spec("early", 4, 50, deadline=5.0))
+        engine.add(spec("last", 4, 50, deadline=30.0))
+        engine.run_until(0.0, 100.0, fast=fast)
+        outcomes.append(list(engine.counts.results))
+    assert outcomes[0] == outcomes[1]
+    ended = {result.id: result for result in outcomes[0]}
+    for name, deadline in (("early", 5.0), ("late", 20.0), ("last", 30.0)):
+        assert ended[name].finish_reason == "abort"
+        assert deadline <= ended[name].finished < deadline + 2.0  # a step is under 2 s
+    assert [result.id for result in outcomes[0]] == ["early", "late", "last"]
 
 
 def test_length_when_output_reaches_max_tokens() -> None:
@@ -148,6 +167,36 @@ def test_request_that_cannot_fit_the_cache_is_refused_at_add() -> None:
     engine = Engine(EngineConfig(num_gpu_blocks=3, block_size=4), COST)
     with pytest.raises(ValueError, match="need 3 KV blocks, the cache has 2"):
         engine.add(spec("big", 8, 4))
+
+
+@pytest.mark.parametrize(
+    ("prompt", "output", "message"), [(0, 3, "prompt_tokens"), (4, 0, "output_tokens")]
+)
+def test_arrive_refuses_what_a_request_spec_refuses(prompt: int, output: int, message: str) -> None:
+    engine = Engine(EngineConfig(num_gpu_blocks=10), COST)
+    with pytest.raises(ValueError, match=f"request r: {message} must be >= 1"):
+        engine.arrive("r", 0.0, prompt, output)
+    with pytest.raises(ValueError, match=f"request r: {message} must be >= 1"):
+        spec("r", prompt, output)
+    assert engine.idle
+
+
+def test_arrive_refuses_an_arrival_out_of_order_and_a_repeated_id() -> None:
+    engine = Engine(EngineConfig(num_gpu_blocks=10), COST)
+    engine.arrive("a", 2.0, 4, 3, deadline=9.0)
+    with pytest.raises(ValueError, match="request b arrives before a"):
+        engine.arrive("b", 1.0, 4, 3)
+    with pytest.raises(ValueError, match="request a is already in the engine"):
+        engine.arrive("a", 3.0, 4, 3)
+    assert engine.num_waiting == 1
+
+
+def test_a_result_cannot_be_changed() -> None:
+    engine = Engine(EngineConfig(num_gpu_blocks=100), COST)
+    result = replay(engine, [spec("a", 4, 3, max_tokens=3)])[0]
+    with pytest.raises(AttributeError):
+        result.finish_reason = "stop"  # type: ignore[misc]
+    assert result.finish_reason == "length"
 
 
 def test_step_before_the_last_one_ends_is_refused() -> None:
