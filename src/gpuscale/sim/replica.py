@@ -77,11 +77,12 @@ class ReplicaServer:
         ids: npt.NDArray[np.int64],
         runs: npt.NDArray[np.float64],
     ) -> None:
-        """Requests it will answer, in arrival order, arriving after those it holds."""
+        """Requests it will answer, arriving after those it holds: their arrivals and
+        starts in arrival order, their ends, log indices and latencies in order of end."""
         self.arrivals += arrivals
         self.starts += starts
         ends = np.concatenate((self.ends, ends))
-        order = np.argsort(ends, kind="stable")
+        order = np.argsort(ends, kind="stable")  # two sorted runs: merged in linear time
         self.ends = ends[order]
         self.ids = np.concatenate((self.ids, ids))[order]
         self.runs = np.concatenate((self.runs, runs))[order]

@@ -383,23 +383,28 @@ class Router(ArrivalWindows):
             stop = int(failing.argmax())
             arrival, end = arrival[:stop], end[:stop]
         slots = np.sort(np.array(server.free))
+        order = end.argsort(kind="stable")
         ready = np.searchsorted(slots, arrival, side="right")
-        ready += np.searchsorted(np.sort(end), arrival, side="right")
+        ready += np.searchsorted(end[order], arrival, side="right")
         waits = ready <= np.arange(len(arrival))
         if waits.any():
             stop = int(waits.argmax())
             arrival, end = arrival[:stop], end[:stop]
+            order = end.argsort(kind="stable")
         if not len(arrival):
             return 0
         rows = rows[: len(arrival)]
         runs = end - arrival
         latencies[rows] = runs
         inserted[rows] = end
-        everything = np.sort(np.concatenate((slots, end)))
-        server.free[:] = everything[len(everything) - len(slots) :].tolist()
+        by_end = end[order]
+        # the slots now free at the latest of their times before and the run's ends
+        latest = np.concatenate((slots, by_end[-len(slots) :]))
+        latest.sort()
+        server.free[:] = latest[len(latest) - len(slots) :].tolist()
         starts = arrival.tolist()
         ids = rows + first
-        server.add(starts, starts, end, ids, runs)
+        server.add(starts, starts, by_end, ids[order], runs[order])
         if self._track_busy:
             server.busy.extend(zip(end.tolist(), starts, starts, ids.tolist(), strict=True))
         return len(arrival)
