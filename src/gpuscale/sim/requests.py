@@ -122,7 +122,7 @@ class ArrivalWindows:
     A router sets ``_times`` (the loaded window's arrival times), ``_i`` (the next one)
     and ``_window``, and loads a window in ``_next_window``."""
 
-    _times: list[float]
+    _times: list[float] | npt.NDArray[np.float64]
     _i: int
     _window: int
 
@@ -218,8 +218,9 @@ class Router(ArrivalWindows):
         utilisation, which spares the memory of every request's timing."""
         self._rr = 0
         self._window = -1
-        self._times: list[float] = []
-        self._arrivals: npt.NDArray[np.float64] = np.zeros(0)
+        self._times: npt.NDArray[np.float64] = np.zeros(0)
+        """The loaded window's arrivals (searched with ``bisect`` like the engine router's
+        list, without a Python float for each)."""
         self._service: npt.NDArray[np.float64] = np.zeros(0)
         self._draws: npt.NDArray[np.float64] = np.zeros(0)
         self._i = 0
@@ -253,8 +254,7 @@ class Router(ArrivalWindows):
         self._window += 1
         arrivals = self.source.window(self._window)
         self._consumed.append(arrivals.times)
-        self._arrivals = arrivals.times
-        self._times = arrivals.times.tolist()
+        self._times = arrivals.times
         self._service = self._service_times(arrivals.prompt_tokens, arrivals.output_tokens)
         self._draws = self._rng.random(len(self._times))
         self._i = 0
@@ -326,14 +326,16 @@ class Router(ArrivalWindows):
         endpoints = self.endpoints
         count = len(endpoints)
         if count == 0:
-            self.waiting.extend(zip(self._times[i:j], self._service[i:j].tolist(), strict=True))
+            self.waiting.extend(
+                zip(self._times[i:j].tolist(), self._service[i:j].tolist(), strict=True)
+            )
             return
         if self._round_robin:
             targets = (self._rr + np.arange(j - i)) % count
             self._rr += j - i
         else:
             targets = (self._draws[i:j] * count).astype(np.intp)
-        arrivals, service = self._arrivals[i:j], self._service[i:j]
+        arrivals, service = self._times[i:j], self._service[i:j]
         latencies = np.full(j - i, math.nan)
         inserted = np.full(j - i, math.nan)
         first = len(self.latencies)
