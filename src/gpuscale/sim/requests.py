@@ -156,10 +156,11 @@ its replica gone), before trying the rest at once again."""
 class _Ahead:
     """The arrivals of the loaded window dispatched beyond ``now`` (from window position
     ``start`` on), and what taking them back needs: each replica's slots before them, the
-    log index and round-robin count they began at, and per request its replica and the
-    time it put into that replica's slots (NaN when none)."""
+    log index and round-robin count they began at, and per request its replica, the time
+    it put into that replica's slots (NaN when none) and its latency (NaN unless
+    served)."""
 
-    __slots__ = ("heaps", "inserted", "log_start", "rr", "start", "targets")
+    __slots__ = ("heaps", "inserted", "latencies", "log_start", "rr", "start", "targets")
 
     def __init__(self, start: int, log_start: int, rr: int, heaps: list[list[float]]) -> None:
         self.start = start
@@ -168,6 +169,7 @@ class _Ahead:
         self.heaps = heaps
         self.targets: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)
         self.inserted: npt.NDArray[np.float64] = np.zeros(0)
+        self.latencies: npt.NDArray[np.float64] = np.zeros(0)
 
 
 class Router(ArrivalWindows):
@@ -302,13 +304,9 @@ class Router(ArrivalWindows):
             server.free[:] = slots[len(slots) - len(before) :]
             server.take_back(now, first)
         del self.latencies[first:]
-        # the window's outcomes are the last keys the dict took (replica by replica, so
-        # not in index order): take them all off, put back those kept
         exceptions = self.exceptions
-        window: list[tuple[int, int]] = []
-        while exceptions and (last := next(reversed(exceptions))) >= ahead.log_start:
-            window.append((last, exceptions.pop(last)))
-        exceptions.update(entry for entry in window if entry[0] < first)
+        for index in (np.flatnonzero(np.isnan(ahead.latencies[kept:])) + first).tolist():
+            del exceptions[index]  # every request not served has its outcome there
         self._i -= undone
         self._dispatched -= undone
         self._rr = ahead.rr + kept
@@ -356,7 +354,7 @@ class Router(ArrivalWindows):
         self.latencies.frombytes(latencies.tobytes())
         ahead = self._ahead
         if ahead is not None and ahead.start == i:
-            ahead.targets, ahead.inserted = targets, inserted
+            ahead.targets, ahead.inserted, ahead.latencies = targets, inserted, latencies
 
     def _serve_at_once(  # noqa: PLR0917 - the window's columns, handed on
         self,
@@ -532,8 +530,11 @@ class Router(ArrivalWindows):
         return max(server.free)
 
     def retire(self, server: ReplicaServer, gone_at: float) -> None:
-        """The replica's process ended at ``gone_at``: unanswered requests fail."""
-        self._settle()
+        """The replica's process ended at ``gone_at``: unanswered requests fail. (Unless
+        it is still routed to, what was dispatched ahead stays: none of it went to this
+        replica, taken back when it stopped being routed to.)"""
+        if server in self.endpoints:
+            self._settle()
         server.gone_at = gone_at
         for index in server.unanswered(gone_at):
             self.latencies[index] = math.nan
