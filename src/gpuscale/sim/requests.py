@@ -178,8 +178,9 @@ class Router(ArrivalWindows):
     **Dispatching ahead.** With replicas to route to, :meth:`advance` dispatches the whole
     rest of the loaded window at once (the arrivals after ``now`` included): nothing but
     a change of the replicas routed to (:meth:`add_endpoint`, :meth:`remove_endpoint`,
-    :meth:`retire`) alters where and when those requests run, and each such change first
-    takes back the requests that arrive after ``now`` (:meth:`_settle`). A replica's
+    :meth:`retire` of one still routed to) alters where and when those requests run, and
+    each such change first takes back the requests that arrive after ``now``
+    (:meth:`_settle`). A replica's
     :meth:`~ReplicaServer.snapshot` at ``t`` reads only requests that arrived by ``t``.
     A window's requests are served replica by replica (each replica's slots see only its
     own requests, in arrival order), with numpy when no request of the replica waits for a
