@@ -4,7 +4,6 @@ reports. The :class:`~gpuscale.sim.requests.Router` fills it; scrapes read it.""
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections import deque
 
@@ -48,9 +47,9 @@ class ReplicaServer:
     def __init__(self, name: str, concurrency: int, buckets: int, start: float) -> None:
         self.name = name
         self.free = [start] * concurrency
-        self.arrivals: list[float] = []
+        self.arrivals: npt.NDArray[np.float64] = np.zeros(0)
         """Arrival of each answered request not started at the last snapshot."""
-        self.starts: list[float] = []
+        self.starts: npt.NDArray[np.float64] = np.zeros(0)
         """Its start (the same order)."""
         self.started = 0
         """Answered requests started by the last snapshot."""
@@ -71,16 +70,16 @@ class ReplicaServer:
 
     def add(
         self,
-        arrivals: list[float],
-        starts: list[float],
+        arrivals: npt.NDArray[np.float64],
+        starts: npt.NDArray[np.float64],
         ends: npt.NDArray[np.float64],
         ids: npt.NDArray[np.int64],
         runs: npt.NDArray[np.float64],
     ) -> None:
         """Requests it will answer, arriving after those it holds: their arrivals and
         starts in arrival order, their ends, log indices and latencies in order of end."""
-        self.arrivals += arrivals
-        self.starts += starts
+        self.arrivals = np.concatenate((self.arrivals, arrivals))
+        self.starts = np.concatenate((self.starts, starts))
         ends = np.concatenate((self.ends, ends))
         order = np.argsort(ends, kind="stable")  # two sorted runs: merged in linear time
         self.ends = ends[order]
@@ -93,11 +92,10 @@ class ReplicaServer:
 
         ``latencies=False`` skips the latency histogram and sum (when nothing reads them);
         the answered count is kept either way."""
-        starts = self.starts
-        began = bisect.bisect_right(starts, t)
-        arrived = bisect.bisect_right(self.arrivals, t, began)
+        began = int(self.starts.searchsorted(t, side="right"))
+        arrived = int(self.arrivals.searchsorted(t, side="right"))
         if began:
-            del starts[:began], self.arrivals[:began]
+            self.starts, self.arrivals = self.starts[began:], self.arrivals[began:]
             self.started += began
         done = int(self.ends.searchsorted(t, side="right"))
         if done:
@@ -120,14 +118,14 @@ class ReplicaServer:
         """Forget what it holds; return the log indices of the requests not answered by
         ``t``."""
         late: list[int] = self.ids[int(self.ends.searchsorted(t, side="right")) :].tolist()
-        self.arrivals, self.starts = [], []
+        self.arrivals, self.starts = self.arrivals[:0], self.starts[:0]
         self.ends, self.ids, self.runs = self.ends[:0], self.ids[:0], self.runs[:0]
         return late
 
     def take_back(self, now: float, first: int) -> None:
         """Forget the requests arriving after ``now`` (log index ``first`` on)."""
-        cut = bisect.bisect_right(self.arrivals, now)
-        del self.arrivals[cut:], self.starts[cut:]
+        cut = int(self.arrivals.searchsorted(now, side="right"))
+        self.arrivals, self.starts = self.arrivals[:cut], self.starts[:cut]
         keep = self.ids < first
         self.ends, self.ids, self.runs = self.ends[keep], self.ids[keep], self.runs[keep]
         busy = self.busy

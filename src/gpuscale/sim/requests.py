@@ -403,10 +403,10 @@ class Router(ArrivalWindows):
         latest = np.concatenate((slots, by_end[-len(slots) :]))
         latest.sort()
         server.free[:] = latest[len(latest) - len(slots) :].tolist()
-        starts = arrival.tolist()
         ids = rows + first
-        server.add(starts, starts, by_end, ids[order], runs[order])
+        server.add(arrival, arrival, by_end, ids[order], runs[order])
         if self._track_busy:
+            starts = arrival.tolist()
             server.busy.extend(zip(end.tolist(), starts, starts, ids.tolist(), strict=True))
         return len(arrival)
 
@@ -467,7 +467,14 @@ class Router(ArrivalWindows):
         latencies[served] = answered
         inserted[taken] = put
         if served:
-            server.add(came, began, np.array(ended), np.array(served) + first, np.array(answered))
+            order = np.argsort(ended, kind="stable")
+            server.add(
+                np.array(came),
+                np.array(began),
+                np.array(ended)[order],
+                (np.array(served) + first)[order],
+                np.array(answered)[order],
+            )
 
     def _offer_waiting(self, now: float) -> None:
         timeout = self.capacity.timeout_s
@@ -498,7 +505,11 @@ class Router(ArrivalWindows):
             heapq.heapreplace(free, end)
             index = self._log(end - arrival, SERVED)
             server.add(
-                [arrival], [start], np.array([end]), np.array([index]), np.array([end - arrival])
+                np.array([arrival]),
+                np.array([start]),
+                np.array([end]),
+                np.array([index]),
+                np.array([end - arrival]),
             )
             if self._track_busy:
                 server.busy.append((end, start, arrival, index))
