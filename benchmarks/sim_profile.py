@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 PARTS = {
     "request dispatch (Router._dispatch)": "requests.py:{}(_dispatch)",
-    "replica snapshots (ReplicaServer.snapshot)": "requests.py:{}(snapshot)",
+    "replica snapshots (ReplicaServer.snapshot)": "replica.py:{}(snapshot)",
     "scrapes (ScrapeManager._collect)": "scrape.py:{}(_collect)",
     "scaler syncs (KEDA poll + HPA, scaler_loop._scaler_sync)": "scaler_loop.py:{}(_scaler_sync)",
     "  KEDA poll (ScaledObjectLoops.check)": "keda.py:{}(check)",

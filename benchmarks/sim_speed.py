@@ -10,6 +10,9 @@ PromQL engine, KEDA and the HPA, every loop at its default period):
 - ``tutorial``: the tutorial's gauge scenario for 24 h (``sim_tutorial.run``), in process.
   Target: <= 0.25 s.
 - ``day``: the conv trace tiled to 1 day (a quicker check of the same path).
+- ``requests``: the request path alone — the week's arrivals through one ``Router`` to 3
+  replicas of 32 slots, advanced and scraped (``ReplicaServer.snapshot``) every 15 s, no
+  control loops; its "records" column counts the requests served.
 
 A run's time is from building the inputs to the result (the trace's reading included, the
 interpreter's start-up and imports not); CPU is the child's user + system time; peak RSS is
@@ -38,8 +41,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("week", "tutorial", "day")
-TARGETS = {"week": "<= 2.0 s, <= 0.2x, <= 150 MB", "tutorial": "<= 0.25 s", "day": ""}
+CASES = ("week", "tutorial", "day", "requests")
+TARGETS = {
+    "week": "<= 2.0 s, <= 0.2x, <= 150 MB",
+    "tutorial": "<= 0.25 s",
+    "day": "",
+    "requests": "",
+}
 
 _CHILD = r"""
 import json, resource, sys, time
@@ -49,6 +57,40 @@ sys.path[:0] = [root + "/src", root + "/benchmarks", root]
 if case == "tutorial":
     import sim_tutorial
     work = lambda: sim_tutorial.run(24.0)
+elif case == "requests":
+    from sim_common import TRACE
+    from gpuscale.inputs import read_trace
+    from gpuscale.sim.load import TraceSource
+    from gpuscale.sim.requests import SERVED, Router
+    from gpuscale.sim.specs import RequestCapacity
+
+    class _Result:
+        records = ()
+        events = 0
+
+    def work():
+        seconds = 7 * 86400.0
+        trace = read_trace(TRACE).tiled(seconds)
+        capacity = RequestCapacity(
+            concurrency=32, service_time_s=0.05, prefill_tokens_per_s=20000.0,
+            decode_tokens_per_s=150.0, timeout_s=60.0,
+        )
+        router = Router(TraceSource(trace), capacity, buckets=(0.5, 1.0, 2.0, 5.0, 10.0),
+                        seed=1, track_busy=False)
+        servers = [router.new_server(f"r{k}", 0.0) for k in range(3)]
+        for server in servers:
+            router.add_endpoint(server, 0.0)
+        t = 0.0
+        while t < seconds:
+            t += 15.0
+            router.advance(t)
+            for server in servers:
+                server.snapshot(t, router.bounds, latencies=False)
+        log = router.finish(seconds, servers)
+        result = _Result()
+        result.records = range(log.count(SERVED))
+        result.requests = {"r": log}
+        return None, result
 else:
     import sim_trace
     days = 7 if case == "week" else 1

@@ -101,6 +101,10 @@ class TraceSource:
         # every arrival not yet placed is at or after the window's end (the tiles are in
         # order), so the search over the placed ones finds what a search over all would
         lo, hi = np.searchsorted(placed, bounds, side="left")
+        first = lo % len(self._prompt)
+        if first + (hi - lo) <= len(self._prompt):  # within one tile: views, no copies
+            last = first + (hi - lo)
+            return Arrivals(placed[lo:hi], self._prompt[first:last], self._output[first:last])
         rows = np.arange(lo, hi) % len(self._prompt)
         return Arrivals(placed[lo:hi], self._prompt[rows], self._output[rows])
 

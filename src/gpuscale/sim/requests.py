@@ -14,13 +14,13 @@ and frees its slot. A replica that goes away (its pod deleted) finishes what it 
 until its process exits; requests still unanswered then fail.
 
 **Speed.** Arrivals are not events. The engine calls :meth:`Router.advance` before
-anything that depends on the replicas (a scrape, a change in the set of replicas), and
-the router dispatches every arrival up to that instant in one tight loop: with FIFO
-slots the start and end of a request are known when it arrives (a heap of the times the
-slots free up), so each request costs one heap operation and a few list appends.
-Each request is logged when it is dispatched, in arrival order (its answer time is
-known then); the log is corrected if its replica goes away first. Completions are
-counted lazily for the replica's counter and histogram when it is scraped.
+anything that depends on the replicas (a scrape, a change in the set of replicas); with
+FIFO slots the start and end of a request are known when it arrives (the times the slots
+free up), so the router dispatches a whole window of arrivals at once, ahead of ``now``
+(:class:`Router` says how that stays exact), mostly with numpy. Each request is logged
+when it is dispatched, in arrival order (its answer time is known then); the log is
+corrected if its replica goes away first. A replica holds its requests as columns and
+counts completions lazily for its counter and histogram when it is scraped.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ import bisect
 import heapq
 import math
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from gpuscale.sim.load import WINDOW_S, ArrivalSource, TraceSource
+from gpuscale.sim.replica import ReplicaServer
 from gpuscale.sim.specs import RequestCapacity
 
 __all__ = [
@@ -115,99 +115,6 @@ class RequestLog:
         return float(np.count_nonzero(ok)) / len(self)
 
 
-class ReplicaServer:
-    """One replica's queue and slots, and what its ``/metrics`` reports."""
-
-    stopped_at = math.inf
-    """Never set: the queue model's replica drains after SIGTERM (the gpuscale app does)."""
-
-    __slots__ = (
-        "accepting",
-        "busy",
-        "completed",
-        "free",
-        "gone_at",
-        "histogram",
-        "latency_sum",
-        "name",
-        "pending",
-    )
-
-    def __init__(self, name: str, concurrency: int, buckets: int, start: float) -> None:
-        self.name = name
-        self.free = [start] * concurrency
-        self.pending: list[tuple[float, float, float, int]] = []
-        """(end, start, arrival, log index) of requests not yet counted as answered."""
-        self.busy: deque[tuple[float, float, float, int]] = deque()
-        """The same tuples for recent requests (aborted ones end at their deadline)."""
-        self.completed = 0
-        self.latency_sum = 0.0
-        self.histogram = [0] * (buckets + 1)
-        self.accepting = True
-        self.gone_at = math.inf
-
-    def snapshot(self, t: float, bounds: list[float], *, latencies: bool = True) -> tuple[int, int]:
-        """Count requests answered by ``t``; return (in flight, queued) at ``t``.
-
-        ``latencies=False`` skips the latency histogram and sum (when nothing reads them);
-        the answered count is kept either way."""
-        if not latencies:
-            pending = self.pending
-            still = [entry for entry in pending if entry[0] > t]
-            self.completed += len(pending) - len(still)
-            running = sum(1 for entry in still if entry[1] <= t)
-            pending[:] = still
-            return running, len(still) - running
-        in_flight = queued = completed = 0
-        total = 0.0
-        keep: list[tuple[float, float, float, int]] = []
-        histogram = self.histogram
-        bisect_left = bisect.bisect_left
-        for entry in self.pending:
-            end = entry[0]
-            if end <= t:
-                latency = end - entry[2]
-                completed += 1
-                total += latency
-                histogram[bisect_left(bounds, latency)] += 1
-            else:
-                keep.append(entry)
-                if entry[1] <= t:
-                    in_flight += 1
-                else:
-                    queued += 1
-        self.pending[:] = keep
-        self.completed += completed
-        self.latency_sum += total
-        return in_flight, queued
-
-    def utilisation(self, t: float, window: float) -> float:
-        """Fraction of ``[t - window, t]`` with at least one request running."""
-        low = t - window
-        busy = self.busy
-        while busy and busy[0][0] <= low:
-            busy.popleft()
-        covered = 0.0
-        run_start = run_end = -math.inf
-        for entry in busy:
-            start = entry[1]
-            if start >= t:
-                break
-            s = start if start > low else low
-            e = entry[0] if entry[0] < t else t
-            if e <= s:
-                continue
-            if s > run_end:
-                if run_end > run_start:
-                    covered += run_end - run_start
-                run_start, run_end = s, e
-            elif e > run_end:
-                run_end = e
-        if run_end > run_start:
-            covered += run_end - run_start
-        return covered / window
-
-
 class ArrivalWindows:
     """The cursor both routers keep over their source's windows of arrivals
     (:data:`~gpuscale.sim.load.WINDOW_S` each): :meth:`_dispatch_due` hands every arrival
@@ -215,7 +122,7 @@ class ArrivalWindows:
     A router sets ``_times`` (the loaded window's arrival times), ``_i`` (the next one)
     and ``_window``, and loads a window in ``_next_window``."""
 
-    _times: list[float]
+    _times: list[float] | npt.NDArray[np.float64]
     _i: int
     _window: int
 
@@ -241,8 +148,44 @@ class ArrivalWindows:
                 return
 
 
+_ONE_BY_ONE = 64
+"""Requests served one by one after one that waits for a slot (or times out, or meets
+its replica gone), before trying the rest at once again."""
+
+
+class _Ahead:
+    """The arrivals of the loaded window dispatched beyond ``now`` (from window position
+    ``start`` on), and what taking them back needs: each replica's slots before them, the
+    log index and round-robin count they began at, and per request its replica, the time
+    it put into that replica's slots (NaN when none) and its latency (NaN unless
+    served)."""
+
+    __slots__ = ("heaps", "inserted", "latencies", "log_start", "rr", "start", "targets")
+
+    def __init__(self, start: int, log_start: int, rr: int, heaps: list[list[float]]) -> None:
+        self.start = start
+        self.log_start = log_start
+        self.rr = rr
+        self.heaps = heaps
+        self.targets: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)
+        self.inserted: npt.NDArray[np.float64] = np.zeros(0)
+        self.latencies: npt.NDArray[np.float64] = np.zeros(0)
+
+
 class Router(ArrivalWindows):
-    """A workload's Service: arrivals in, dispatched to the replicas it routes to."""
+    """A workload's Service: arrivals in, dispatched to the replicas it routes to.
+
+    **Dispatching ahead.** With replicas to route to, :meth:`advance` dispatches the whole
+    rest of the loaded window at once (the arrivals after ``now`` included): nothing but
+    a change of the replicas routed to (:meth:`add_endpoint`, :meth:`remove_endpoint`,
+    :meth:`retire` of one still routed to) alters where and when those requests run, and
+    each such change first takes back the requests that arrive after ``now``
+    (:meth:`_settle`). A replica's
+    :meth:`~ReplicaServer.snapshot` at ``t`` reads only requests that arrived by ``t``.
+    A window's requests are served replica by replica (each replica's slots see only its
+    own requests, in arrival order), with numpy when no request of the replica waits for a
+    slot, times out or meets the replica gone (:meth:`_serve_at_once`), else one by one
+    (:meth:`_serve_each`)."""
 
     def __init__(
         self,
@@ -265,17 +208,12 @@ class Router(ArrivalWindows):
         self.endpoints: list[ReplicaServer] = []
         self.waiting: deque[tuple[float, float]] = deque()
         self.latencies = array.array("d")
-        """Per request in arrival order: its latency, NaN unless served."""
+        """Per request in arrival order: its latency, NaN unless served (requests
+        dispatched ahead included)."""
         self.exceptions: dict[int, int] = {}
         """Log index → outcome, for requests not served."""
         self._consumed: list[npt.NDArray[np.float64]] = []
-        self._bound: (
-            tuple[
-                list[list[float]], list[float], list[Callable[..., None]], list[Callable[..., None]]
-            ]
-            | None
-        ) = None
-        self.arrived = 0
+        self._dispatched = 0
         self._rng = np.random.default_rng(seed)
         self._round_robin = round_robin
         self._track_busy = track_busy
@@ -283,40 +221,96 @@ class Router(ArrivalWindows):
         utilisation, which spares the memory of every request's timing."""
         self._rr = 0
         self._window = -1
-        self._times: list[float] = []
-        self._service: list[float] = []
+        self._times: npt.NDArray[np.float64] = np.zeros(0)
+        """The loaded window's arrivals (searched with ``bisect`` like the engine router's
+        list, without a Python float for each)."""
+        self._service: npt.NDArray[np.float64] = np.zeros(0)
         self._draws: npt.NDArray[np.float64] = np.zeros(0)
         self._i = 0
+        self._ahead: _Ahead | None = None
         self.now = 0.0
+
+    @property
+    def arrived(self) -> int:
+        """Requests arrived by ``now``."""
+        ahead = self._ahead
+        if ahead is None:
+            return self._dispatched
+        due = bisect.bisect_right(self._times, self.now, ahead.start, self._i)
+        return self._dispatched - (self._i - due)
 
     def _service_times(
         self, prompt: npt.NDArray[np.int64], output: npt.NDArray[np.int64]
-    ) -> list[float]:
+    ) -> npt.NDArray[np.float64]:
         cap = self.capacity
         base = cap.service_time_s or 0.0
         if cap.uses_tokens and self.source.has_tokens:
             assert cap.prefill_tokens_per_s is not None
             assert cap.decode_tokens_per_s is not None
-            times = base + prompt / cap.prefill_tokens_per_s + output / cap.decode_tokens_per_s
-            result: list[float] = times.tolist()
-            return result
-        return [base] * len(prompt)
+            times: npt.NDArray[np.float64] = (
+                base + prompt / cap.prefill_tokens_per_s + output / cap.decode_tokens_per_s
+            )
+            return times
+        return np.full(len(prompt), base)
 
     def _next_window(self) -> None:
         self._window += 1
         arrivals = self.source.window(self._window)
         self._consumed.append(arrivals.times)
-        self._times = arrivals.times.tolist()
+        self._times = arrivals.times
         self._service = self._service_times(arrivals.prompt_tokens, arrivals.output_tokens)
         self._draws = self._rng.random(len(self._times))
         self._i = 0
 
     def advance(self, t: float) -> None:
-        """Dispatch every arrival at or before ``t``."""
+        """Dispatch every arrival at or before ``t`` (and, with replicas to route to, the
+        rest of its window ahead)."""
         if t < self.now:
             return
+        if self._ahead is not None:
+            if t < (self._window + 1) * WINDOW_S:
+                self.now = t
+                return
+            self._ahead = None  # all of it has arrived by t
         self._dispatch_due(t)
+        end = len(self._times)
+        if self.endpoints and self._i < end:
+            start = self._i
+            self._ahead = _Ahead(
+                start, len(self.latencies), self._rr, [list(s.free) for s in self.endpoints]
+            )
+            self._dispatch(start, end)
+            self._i = end
         self.now = t
+
+    def _settle(self) -> None:
+        """Take back the requests dispatched ahead that arrive after ``now``: they leave
+        the log, their replicas' columns and the slots, which hold again the latest
+        of the slots before and the times the requests kept put in (a slot taken always
+        frees at or after the earliest free one it replaced, so the slots are the
+        ``concurrency`` latest of those)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return
+        now = self.now
+        kept = bisect.bisect_right(self._times, now, ahead.start, self._i) - ahead.start
+        undone = self._i - ahead.start - kept
+        if not undone:
+            return
+        targets, inserted = ahead.targets[:kept], ahead.inserted[:kept]
+        first = ahead.log_start + kept
+        for index, (server, before) in enumerate(zip(self.endpoints, ahead.heaps, strict=True)):
+            put = inserted[targets == index]
+            slots = sorted(before + put[~np.isnan(put)].tolist())
+            server.free[:] = slots[len(slots) - len(before) :]
+            server.take_back(now, first)
+        del self.latencies[first:]
+        exceptions = self.exceptions
+        for index in (np.flatnonzero(np.isnan(ahead.latencies[kept:])) + first).tolist():
+            del exceptions[index]  # every request not served has its outcome there
+        self._i -= undone
+        self._dispatched -= undone
+        self._rr = ahead.rr + kept
 
     def _log(self, latency: float, outcome: int) -> int:
         index = len(self.latencies)
@@ -327,69 +321,160 @@ class Router(ArrivalWindows):
 
     def _dispatch(self, i: int, j: int) -> None:
         # Requests are logged in arrival order, so a request's log index is its position.
-        times, service = self._times, self._service
-        self.arrived += j - i
+        self._dispatched += j - i
         endpoints = self.endpoints
         count = len(endpoints)
         if count == 0:
-            self.waiting.extend(zip(times[i:j], service[i:j], strict=True))
-            return
-        timeout = self.capacity.timeout_s
-        latencies = self.latencies
-        log = latencies.append
-        exceptions = self.exceptions
-        n = len(latencies)
-        bound = self._bound
-        if bound is None:
-            bound = self._bound = (
-                [s.free for s in endpoints],
-                [s.gone_at for s in endpoints],
-                [s.pending.append for s in endpoints],
-                [s.busy.append for s in endpoints],
+            self.waiting.extend(
+                zip(self._times[i:j].tolist(), self._service[i:j].tolist(), strict=True)
             )
-        heaps, gone, pending, busy = bound
+            return
+        if self._round_robin:
+            targets = (self._rr + np.arange(j - i)) % count
+            self._rr += j - i
+        else:
+            targets = (self._draws[i:j] * count).astype(np.intp)
+        arrivals, service = self._times[i:j], self._service[i:j]
+        latencies = np.full(j - i, math.nan)
+        inserted = np.full(j - i, math.nan)
+        first = len(self.latencies)
+        for index, server in enumerate(endpoints):
+            rows = np.flatnonzero(targets == index)
+            while rows.size:
+                rows = rows[
+                    self._serve_at_once(
+                        server, rows, arrivals, service, first, latencies, inserted
+                    ) :
+                ]
+                if rows.size:
+                    # some wait or fail: these one by one, then try the rest at once again
+                    self._serve_each(
+                        server, rows[:_ONE_BY_ONE], arrivals, service, first, latencies, inserted
+                    )
+                    rows = rows[_ONE_BY_ONE:]
+        self.latencies.frombytes(latencies.tobytes())
+        ahead = self._ahead
+        if ahead is not None and ahead.start == i:
+            ahead.targets, ahead.inserted, ahead.latencies = targets, inserted, latencies
+
+    def _serve_at_once(  # noqa: PLR0917 - the window's columns, handed on
+        self,
+        server: ReplicaServer,
+        rows: npt.NDArray[np.intp],
+        arrivals: npt.NDArray[np.float64],
+        service: npt.NDArray[np.float64],
+        first: int,
+        latencies: npt.NDArray[np.float64],
+        inserted: npt.NDArray[np.float64],
+    ) -> int:
+        """Serve with numpy the longest run of ``server``'s requests (``rows``, in arrival
+        order) in which each starts on arrival and is answered; return its length.
+
+        The k-th request (1-based) of such a run starts on arrival when at least k of the
+        slots' free times and the run's earlier ends are at or before its arrival: the
+        k-th slot taken is the k-th earliest of those (a slot taken frees after the one it
+        replaced, so the earliest ones are taken first). A run's end comes after its own
+        arrival, so it cannot count for an earlier request, and all of the run's ends can
+        be counted at once."""
+        arrival = arrivals[rows]
+        end = arrival + service[rows]
+        failing = (end <= arrival) | (end > arrival + self.capacity.timeout_s)
+        failing |= arrival >= server.gone_at
+        if failing.any():
+            stop = int(failing.argmax())
+            arrival, end = arrival[:stop], end[:stop]
+        slots = np.sort(np.array(server.free))
+        order = end.argsort(kind="stable")
+        ready = np.searchsorted(slots, arrival, side="right")
+        ready += np.searchsorted(end[order], arrival, side="right")
+        waits = ready <= np.arange(len(arrival))
+        if waits.any():
+            stop = int(waits.argmax())
+            arrival, end = arrival[:stop], end[:stop]
+            order = end.argsort(kind="stable")
+        if not len(arrival):
+            return 0
+        rows = rows[: len(arrival)]
+        runs = end - arrival
+        latencies[rows] = runs
+        inserted[rows] = end
+        by_end = end[order]
+        # the slots now free at the latest of their times before and the run's ends
+        latest = np.concatenate((slots, by_end[-len(slots) :]))
+        latest.sort()
+        server.free[:] = latest[len(latest) - len(slots) :].tolist()
+        ids = rows + first
+        server.add(arrival, arrival, by_end, ids[order], runs[order])
+        if self._track_busy:
+            starts = arrival.tolist()
+            server.busy.extend(zip(end.tolist(), starts, starts, ids.tolist(), strict=True))
+        return len(arrival)
+
+    def _serve_each(  # noqa: PLR0917 - the window's columns, handed on
+        self,
+        server: ReplicaServer,
+        rows: npt.NDArray[np.intp],
+        arrivals: npt.NDArray[np.float64],
+        service: npt.NDArray[np.float64],
+        first: int,
+        latencies: npt.NDArray[np.float64],
+        inserted: npt.NDArray[np.float64],
+    ) -> None:
+        """Serve ``server``'s requests of the window one by one (the model itself)."""
+        timeout = self.capacity.timeout_s
+        exceptions = self.exceptions
+        free, gone = server.free, server.gone_at
+        busy = server.busy.append
         track = self._track_busy
         replace = heapq.heapreplace
-        nan = math.nan
-        if self._round_robin:
-            first_rr = self._rr
-            targets = [(first_rr + m) % count for m in range(j - i)]
-            self._rr = first_rr + (j - i)
-        else:
-            targets = (self._draws[i:j] * count).astype(np.intp).tolist()
-        # a replica that went away drops what reaches it; while none has, skip the test
-        last_gone = min(gone)
-        for arrival, work, idx in zip(times[i:j], service[i:j], targets, strict=True):
-            if arrival >= last_gone and arrival >= gone[idx]:
-                log(nan)
-                exceptions[n] = DROPPED
-                n += 1
+        served: list[int] = []
+        answered: list[float] = []
+        came: list[float] = []
+        began: list[float] = []
+        ended: list[float] = []
+        taken: list[int] = []
+        put: list[float] = []
+        for row, arrival, work in zip(
+            rows.tolist(), arrivals[rows].tolist(), service[rows].tolist(), strict=True
+        ):
+            if arrival >= gone:
+                exceptions[first + row] = DROPPED
                 continue
-            free = heaps[idx]
-            first = free[0]
-            start = arrival if arrival > first else first
+            earliest = free[0]
+            start = arrival if arrival > earliest else earliest
             deadline = arrival + timeout
             if start >= deadline:
-                log(nan)
-                exceptions[n] = TIMED_OUT
-                n += 1
+                exceptions[first + row] = TIMED_OUT
                 continue
             end = start + work
+            taken.append(row)
             if end > deadline:
                 replace(free, deadline)
+                put.append(deadline)
                 if track:
-                    busy[idx]((deadline, start, arrival, -1))
-                log(nan)
-                exceptions[n] = TIMED_OUT
-                n += 1
+                    busy((deadline, start, arrival, -1))
+                exceptions[first + row] = TIMED_OUT
                 continue
             replace(free, end)
-            entry = (end, start, arrival, n)
-            pending[idx](entry)
+            put.append(end)
             if track:
-                busy[idx](entry)
-            log(end - arrival)
-            n += 1
+                busy((end, start, arrival, first + row))
+            served.append(row)
+            answered.append(end - arrival)
+            came.append(arrival)
+            began.append(start)
+            ended.append(end)
+        latencies[served] = answered
+        inserted[taken] = put
+        if served:
+            order = np.argsort(ended, kind="stable")
+            server.add(
+                np.array(came),
+                np.array(began),
+                np.array(ended)[order],
+                (np.array(served) + first)[order],
+                np.array(answered)[order],
+            )
 
     def _offer_waiting(self, now: float) -> None:
         timeout = self.capacity.timeout_s
@@ -418,10 +503,16 @@ class Router(ArrivalWindows):
                 self._log(math.nan, TIMED_OUT)
                 continue
             heapq.heapreplace(free, end)
-            entry = (end, start, arrival, self._log(end - arrival, SERVED))
-            server.pending.append(entry)
+            index = self._log(end - arrival, SERVED)
+            server.add(
+                np.array([arrival]),
+                np.array([start]),
+                np.array([end]),
+                np.array([index]),
+                np.array([end - arrival]),
+            )
             if self._track_busy:
-                server.busy.append(entry)
+                server.busy.append((end, start, arrival, index))
 
     def new_server(self, name: str, start: float) -> ReplicaServer:
         """The queue and slots of a replica that serves from ``start``."""
@@ -433,41 +524,42 @@ class Router(ArrivalWindows):
 
     def add_endpoint(self, server: ReplicaServer, now: float) -> None:
         """Start routing to ``server`` at ``now`` (call after :meth:`advance` to ``now``)."""
+        self._settle()
         self.endpoints.append(server)
-        self._bound = None
         if self.waiting:
             self._offer_waiting(now)
 
     def remove_endpoint(self, server: ReplicaServer) -> None:
         """Stop routing to ``server`` (call after :meth:`advance` to now)."""
+        self._settle()
         if server in self.endpoints:
             self.endpoints.remove(server)
-            self._bound = None
         server.accepting = False
 
     def drain_end(self, server: ReplicaServer) -> float:
         """When ``server`` has answered everything it was given (its last slot frees up)."""
+        self._settle()
         return max(server.free)
 
     def retire(self, server: ReplicaServer, gone_at: float) -> None:
-        """The replica's process ended at ``gone_at``: unanswered requests fail."""
+        """The replica's process ended at ``gone_at``: unanswered requests fail. (Unless
+        it is still routed to, what was dispatched ahead stays: none of it went to this
+        replica, taken back when it stopped being routed to.)"""
+        if server in self.endpoints:
+            self._settle()
         server.gone_at = gone_at
-        for end, _start, _arrival, index in server.pending:
-            if end > gone_at:
-                self.latencies[index] = math.nan
-                self.exceptions[index] = DROPPED
-        server.pending.clear()
-        self._bound = None
+        for index in server.unanswered(gone_at):
+            self.latencies[index] = math.nan
+            self.exceptions[index] = DROPPED
 
     def finish(self, t: float, servers: list[ReplicaServer]) -> RequestLog:
         """End of the run at ``t``: account everything and return the log."""
         self.advance(t)
+        self._settle()
         for server in servers:
-            for end, _start, _arrival, index in server.pending:
-                if end > t:
-                    self.latencies[index] = math.nan
-                    self.exceptions[index] = UNFINISHED
-            server.pending.clear()
+            for index in server.unanswered(t):
+                self.latencies[index] = math.nan
+                self.exceptions[index] = UNFINISHED
         timeout = self.capacity.timeout_s
         for arrival, _service in self.waiting:
             self._log(math.nan, TIMED_OUT if t >= arrival + timeout else UNFINISHED)
