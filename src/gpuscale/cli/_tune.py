@@ -209,7 +209,11 @@ def _table(scored: Scored, slos: tuple[SLO, ...], title: str) -> Table:
     line("GPU-hours", [f"{o.gpu_hours:.2f}" for o in outcomes], f"≥{hours:.2f}")
     line("SLO", ["met" if o.check.met else "MISSED" for o in outcomes])
     for slo in slos:
-        line(f"  {slo.text}", [_value(slo, o.check.values[slo.text]) for o in outcomes])
+        line(
+            f"  {slo.text}",
+            [_value(slo, o.check.values[slo.text]) for o in outcomes],
+            _unavoidable(scored, slo),
+        )
     line("on time", [f"{o.attainment:.2%}" for o in outcomes])
     keys = ["p50", "p95", "p99"] + (["ttft_p95", "ttft_p99", "itl_p95"] if vllm else [])
     for key in keys:
@@ -224,6 +228,15 @@ def _table(scored: Scored, slos: tuple[SLO, ...], title: str) -> Table:
     return table
 
 
+def _unavoidable(scored: Scored, slo: SLO) -> str:
+    """The lower bound's column of an SLO's row: what every configuration has at least,
+    the share late on an idle replica or the TTFT / ITL percentile alone on one."""
+    if slo.measure == "late" and slo.share:
+        return f"≥{scored.bound.unavoidable_late:.2%}"
+    floor = scored.bound.floors.get(slo.key)
+    return "" if floor is None else f"≥{_seconds(floor)}"
+
+
 def _value(slo: SLO, value: float) -> str:
     if slo.share:
         return f"{value:.2%}"
@@ -234,9 +247,12 @@ def _value(slo: SLO, value: float) -> str:
 
 def _changes(space: Space, settings: Settings) -> dict[str, Any]:
     current = space.current.as_dict()
-    return {
+    out = {
         k: {"from": current[k], "to": v} for k, v in settings.as_dict().items() if current[k] != v
     }
+    if space.gpu_max_nodes(settings) != space.gpu_pool_max:
+        out["gpu_max_nodes"] = {"from": space.gpu_pool_max, "to": space.gpu_max_nodes(settings)}
+    return out
 
 
 def execute(
@@ -393,6 +409,9 @@ def execute(
             pool=space.gpu_pool,
             min_nodes=chosen["recommended"].gpu_min_nodes
             if chosen["recommended"].gpu_min_nodes != space.current.gpu_min_nodes
+            else None,
+            max_nodes=space.gpu_max_nodes(chosen["recommended"])
+            if space.gpu_max_nodes(chosen["recommended"]) != space.gpu_pool_max
             else None,
         )
     if report is not None:

@@ -151,7 +151,11 @@ def score(
     rows: dict[str, Outcome] = {label: evaluate(here, chosen) for label, chosen in settings.items()}
     defaults = keda_defaults(here)
     rows["KEDA defaults"] = simulate_with(here, defaults, here.profile)
-    warm = dataclasses.replace(problem.space.current, gpu_min_nodes=pool_low)
+    # The schedule replaces KEDA: the pool may grow to the space's ceiling, as it may
+    # for any configuration searched.
+    warm = dataclasses.replace(
+        problem.space.current, gpu_min_nodes=pool_low, max_replicas=problem.space.replica_ceiling
+    )
     manifests, _, profile = apply(
         here.space, warm, here.manifests, here.scaled_object, here.profile
     )
@@ -181,7 +185,11 @@ def clairvoyant(
         workload=workload,
         lead_s=lead_time(workload, gpu, problem.profile),
         until=part.until,
-        most=sum(p.highest for p in pools) * replicas_per_node(workload, gpu),
+        most=max(
+            problem.space.replica_ceiling,
+            sum(p.highest for p in pools) * replicas_per_node(workload, gpu),
+        ),
+        slos=problem.slos,
     )
 
 
@@ -205,10 +213,18 @@ def on_part(problem: TuneProblem, part: Part, start: int) -> TuneProblem:
 
 def warn_unreachable(scored: list[Scored], slos: tuple[SLO, ...]) -> None:
     """Say so when requests whose own service time is over the latency target are more
-    than a late SLO allows: no configuration can meet it (docs/tune.md)."""
+    than a late SLO allows, or when a TTFT / ITL percentile is over its bound with every
+    request alone on an idle, warm replica: no configuration can meet it (docs/tune.md)."""
     for part in scored:
         slow = part.bound.unavoidable_late
         for slo in slos:
+            floor = part.bound.floors.get(slo.key)
+            if floor is not None and not slo.holds(floor):
+                sys.stderr.write(
+                    f"gpuscale: warning: no configuration can meet {slo.text} on {part.part}: "
+                    f"with each request alone on an idle, warm replica its {slo.key} is "
+                    f"already {floor:.3f} s\n"
+                )
             if slo.measure == "late" and slo.share and not slo.holds(slow):
                 sys.stderr.write(
                     f"gpuscale: warning: no configuration can meet {slo.text} on {part.part}: "
