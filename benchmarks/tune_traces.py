@@ -104,9 +104,14 @@ def evidence(trials: int, system: Path = SYSTEM, slos: tuple[str, ...] = ()) -> 
         )
         for part in document["parts"]:
             print("\n".join(_row(part, name, slo)))
+            floors = "".join(
+                f", {key} floor {value:.3f} s"
+                for key, value in part["lower_bound"]["floors"].items()
+            )
             print(
                 f"<!-- {part['part']}: unavoidably late "
-                f"{part['lower_bound']['unavoidable_late']:.2%} -->"
+                f"{part['lower_bound']['unavoidable_late']:.2%}{floors}; clairvoyant needs per "
+                f"minute {part['clairvoyant_needs']} -->"
             )
         changes = (document["recommended"] or {}).get("changes", {})
         print(
