@@ -167,7 +167,7 @@ def score(
         workload=workload,
         pools=pools,
         lowest_nodes=pool_low,
-        initial_nodes=math.ceil(start / per_node),
+        initial_nodes=math.ceil(problem.space.fewest_at_start(start) / per_node),
         unneeded_time_s=problem.profile.autoscaler.scale_down_unneeded_time,
         until=part.until,
         slos=problem.slos,

@@ -198,11 +198,26 @@ class Space:
         beyond = max(0, settings.max_replicas - self.room)
         return self.gpu_pool_max + -(-beyond // self.pods_per_node)
 
+    def _max_replicas_range(self) -> tuple[int, int]:
+        """The lowest and highest ``maxReplicaCount`` of the space (repaired to >= 1)."""
+        param = next((p for p in self.params if p.name == "max_replicas"), None)
+        if param is None:
+            low = high = self.current.max_replicas
+        elif param.kind == "choice":
+            low = high = int(param.choices[0])
+        else:
+            low, high = int(param.low), int(param.high)
+        return max(1, low), max(1, high)
+
+    def fewest_at_start(self, start: int) -> int:
+        """The fewest replicas a configuration of the space begins a run with when the
+        run starts with ``start`` (:func:`apply` lowers it to ``maxReplicaCount``)."""
+        return min(start, self._max_replicas_range()[0])
+
     @property
     def replica_ceiling(self) -> int:
         """The most replicas any configuration of the space may run."""
-        top = next((p.high for p in self.params if p.name == "max_replicas"), 0.0)
-        return max(self.room, self.current.max_replicas if top == 0 else int(top))
+        return max(self.room, self._max_replicas_range()[1])
 
     def settings(self, point: Mapping[str, Any]) -> Settings:
         """The whole configuration at ``point`` (unsearched settings as they are),

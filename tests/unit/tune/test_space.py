@@ -51,6 +51,9 @@ def test_defaults_come_from_the_scaled_object_and_the_pool() -> None:
     assert (space.room, space.pods_per_node, space.gpu_pool_max) == (8, 1, 8)
     assert ranges["max_replicas"].high == 16
     assert space.replica_ceiling == 16
+    assert [space.fewest_at_start(n) for n in (0, 3)] == [0, 1]  # maxReplicaCount from 1
+    kept, _, _, _ = _space(PROFILE + "tune:\n  max_replicas: [3, 3]\n")
+    assert (kept.fewest_at_start(5), kept.replica_ceiling) == (3, 8)
     assert ranges["gpu_min_nodes"].high == 2
     assert "metric_type" not in ranges  # the query is a sum: AverageValue only
     assert space.gpu_pool == "gpu"
