@@ -9,7 +9,7 @@ its JSON.
 
 Run:
   .venv/bin/python benchmarks/tune_traces.py evidence      # every trace, --holdout 30%
-  .venv/bin/python benchmarks/tune_traces.py vllm --trials 60   # examples/vllm (vLLM model)
+  .venv/bin/python benchmarks/tune_traces.py vllm --trials 100  # examples/vllm (vLLM model)
   .venv/bin/python benchmarks/tune_traces.py speed         # 200 trials, code trace, --jobs 2
   .venv/bin/python benchmarks/tune_traces.py ray           # trials/s: --jobs 2 vs local Ray
 """

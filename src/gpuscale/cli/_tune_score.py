@@ -1,7 +1,8 @@
 """Scoring for ``gpuscale tune`` (``docs/tune.md``): the parts a trace is tuned and
 validated on, and each part's table rows (yours, the recommendation, KEDA's defaults,
 the clairvoyant schedule) with its lower bound; every run of a part starts with the
-replicas the clairvoyant schedule asks for at 0."""
+replicas the clairvoyant schedule asks for at 0, within the configuration's own
+``[minReplicaCount, maxReplicaCount]`` (:func:`gpuscale.tune.space.apply`)."""
 
 from __future__ import annotations
 

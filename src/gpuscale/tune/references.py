@@ -102,6 +102,13 @@ def _spec(index: int, arrival: float, prompt: int, output: int, timeout: float) 
     )
 
 
+def _refused(capacity: EngineCapacity, prompt: int, output: int) -> bool:
+    """Whether the engine refuses the request at once: its tokens can never fit the KV
+    cache (``Engine.add``; the simulator counts it dropped)."""
+    blocks = -(-(max(1, prompt) + max(1, output)) // capacity.config.block_size)
+    return blocks > capacity.config.usable_blocks
+
+
 def alone_on_engine(
     capacity: EngineCapacity, trace: Trace, *, itl: bool
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -109,7 +116,8 @@ def alone_on_engine(
     serving model itself run with that one request (its prompt in chunks of the token
     budget, every step's context reads included). No configuration answers a request
     sooner. The ITL column (NaN for one-token answers) is computed only with ``itl``;
-    the TTFT needs only the prefill, so it runs the prompt with one output token."""
+    the TTFT needs only the prefill, so it runs the prompt with one output token. A
+    request the engine refuses (:func:`_refused`) never has a first token: infinite."""
     ttft = np.empty(len(trace), dtype=np.float64)
     mean_itl = np.full(len(trace), np.nan, dtype=np.float64)
     seen: dict[tuple[int, int], tuple[float, float]] = {}
@@ -117,6 +125,9 @@ def alone_on_engine(
         zip(trace.prompt_tokens.tolist(), trace.output_tokens.tolist(), strict=True)
     ):
         key = (int(prompt), int(output) if itl else 1)
+        if _refused(capacity, int(prompt), int(output)):
+            ttft[i], mean_itl[i] = math.inf, math.nan
+            continue
         if key not in seen:
             engine = Engine(capacity.config, capacity.cost, itl=False)
             (result,) = replay(engine, [_spec(0, 0.0, *key, math.inf)])
@@ -325,7 +336,8 @@ def _engine_fits(
             strict=True,
         )
     ):
-        groups[i % replicas].append(_spec(i, arrival, prompt, output, capacity.timeout_s))
+        if not _refused(capacity, prompt, output):
+            groups[i % replicas].append(_spec(i, arrival, prompt, output, capacity.timeout_s))
     results: dict[int, RequestResult] = {}
     for group in groups:
         if group:
@@ -333,13 +345,16 @@ def _engine_fits(
             results.update((int(r.id), r) for r in replay(engine, group))
     if target is not None:
         for i in np.flatnonzero(alone <= target).tolist():
-            done = results[i]
-            if done.timed_out or done.e2e > target:
+            done = results.get(i)  # None: refused, late under every count
+            if done is not None and (done.timed_out or done.e2e > target):
                 return False
     for slo in slos:
         if slo.measure != "ttft" or slo.quantile is None or alone_ttft is None:
             continue
-        values = [math.inf if r.timed_out or r.ttft is None else r.ttft for r in results.values()]
+        values = [
+            math.inf if r is None or r.timed_out or r.ttft is None else r.ttft
+            for r in (results.get(i) for i in range(len(window)))
+        ]
         floor = percentile(alone_ttft.tolist(), slo.quantile)
         if percentile(values, slo.quantile) > max(slo.bound, floor):
             return False

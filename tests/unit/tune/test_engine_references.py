@@ -111,3 +111,24 @@ def test_a_percentile_slo_below_its_floor_is_said_to_be_out_of_reach(
     err = capsys.readouterr().err
     assert "no configuration can meet ttft_p95<=2s on holdout" in err
     assert "2.500 s" in err
+
+
+def test_a_request_that_never_fits_the_cache_is_refused_not_a_crash(
+    workload: SimWorkload,
+) -> None:
+    capacity = workload.capacity
+    assert isinstance(capacity, EngineCapacity)
+    cache = capacity.config.usable_blocks * capacity.config.block_size
+    trace = Trace(np.array([0.0, 1.0]), np.array([1_000, cache]), np.array([10, 10]))
+    ttft, _ = alone_on_engine(capacity, trace, itl=False)
+    assert np.isfinite(ttft[0])
+    assert np.isinf(ttft[1])  # vLLM refuses it; it never has a first token
+    _, needs = clairvoyant_schedule(
+        trace=trace,
+        workload=workload,
+        lead_s=0.0,
+        until=60.0,
+        most=4,
+        slos=parse_slos(["ttft_p50<=1s"]),
+    )
+    assert needs == (1,)
