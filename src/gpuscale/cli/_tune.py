@@ -29,6 +29,7 @@ from gpuscale.cli._simulation import console
 from gpuscale.cli._tune_score import (
     Scored,
     clairvoyant,
+    keda_default_settings,
     on_part,
     parts,
     score,
@@ -358,6 +359,7 @@ def execute(
             seed=seed,
             ray_address=ray_address,
             progress=bar,
+            first=_first(space, keda_default_settings(searched, sim_workload)),
         )
     except KeyboardInterrupt:
         bar.close()
@@ -472,6 +474,14 @@ def execute(
         f"{len(result.trials)} trials ({result.resumed} resumed), {rate:.1f} trials/s; "
         "references: docs/tune.md (lower bound: no configuration meeting the SLOs costs less; "
         "clairvoyant: replicas sized per minute from the future)"
+    )
+
+
+def _first(space: Space, defaults: Settings | None) -> dict[str, Settings]:
+    """The configurations the search tries first: the user's, then KEDA's defaults
+    where the space can express them."""
+    return {"your config": space.current} | (
+        {} if defaults is None else {"KEDA defaults": defaults}
     )
 
 

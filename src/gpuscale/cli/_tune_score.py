@@ -28,13 +28,14 @@ from gpuscale.tune.references import (
     replicas_per_node,
 )
 from gpuscale.tune.slo import SLO
-from gpuscale.tune.space import Settings, apply, starting_with, workload_pools
+from gpuscale.tune.space import Settings, apply, derive_space, starting_with, workload_pools
 
 __all__ = [
     "KEDA_OPTIONAL",
     "Part",
     "Scored",
     "clairvoyant",
+    "keda_default_settings",
     "keda_defaults",
     "on_part",
     "parts",
@@ -98,6 +99,16 @@ def keda_defaults(problem: TuneProblem) -> ManifestSet:
     return ManifestSet(
         [edited if m.source == problem.scaled_object.source else m for m in problem.manifests]
     )
+
+
+def keda_default_settings(problem: TuneProblem, workload: SimWorkload) -> Settings | None:
+    """KEDA's defaults (:func:`keda_defaults`) as settings of the space, or None where
+    the space cannot express them: the user wrote ``spec.advanced``, which they drop and
+    a configuration of the space keeps."""
+    if "advanced" in problem.scaled_object.spec:
+        return None
+    space, _ = derive_space(keda_defaults(problem), problem.profile, workload)
+    return space.current
 
 
 def parts(

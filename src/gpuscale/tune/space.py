@@ -254,6 +254,20 @@ class Space:
         )
         return Settings(**values)
 
+    def point(self, settings: Settings) -> dict[str, Any] | None:
+        """The values of the searched settings that give exactly ``settings`` (what
+        :meth:`settings` turns back into them), or None when one lies outside its
+        bounds or the repairs would change it: ``settings`` is not in the space."""
+        point = {p.name: getattr(settings, p.name) for p in self.params}
+        for param in self.params:
+            value = point[param.name]
+            if param.kind == "choice":
+                if value not in param.choices:
+                    return None
+            elif value is None or not param.low <= value <= param.high:
+                return None
+        return point if self.settings(point) == settings else None
+
     def sample(self, trial: Suggester) -> Settings:
         """A configuration proposed by ``trial``."""
         return self.settings({p.name: p.suggest(trial) for p in self.params})

@@ -3,6 +3,7 @@ profile's tune: section, and never proposing a ScaledObject the validator refuse
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import given, settings
@@ -159,3 +160,17 @@ def test_a_max_replica_count_beyond_the_pool_raises_its_max_nodes_only() -> None
     assert [p.name for p in edited.node_pools] == [p.name for p in profile.node_pools]
     held = space.settings({"max_replicas": 4})
     assert apply(space, held, manifests, so, profile)[2] is profile  # nothing to edit
+
+
+def test_a_configuration_maps_into_the_space_only_exactly() -> None:
+    space, _, _, _ = _space()
+    point = space.point(space.current)
+    assert point is not None
+    assert space.settings(point) == space.current
+    assert set(point) == {p.name for p in space.params}
+    # KEDA's maxReplicaCount 100 is above the space's ceiling (16): not in the space.
+    assert space.point(replace(space.current, max_replicas=100)) is None
+    # A threshold the repair would round (4 significant digits) is not held exactly.
+    assert space.point(replace(space.current, threshold=6.00001)) is None
+    narrowed, _, _, _ = _space(PROFILE + "tune:\n  threshold: [7, 9]\n")
+    assert narrowed.point(narrowed.current) is None  # the user's 6 is outside [7, 9]
