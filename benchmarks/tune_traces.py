@@ -10,6 +10,7 @@ its JSON.
 Run:
   .venv/bin/python benchmarks/tune_traces.py evidence      # every trace, --holdout 30%
   .venv/bin/python benchmarks/tune_traces.py vllm --trials 100  # examples/vllm (vLLM model)
+  .venv/bin/python benchmarks/tune_traces.py starts --trials 100  # Mooncake TTFT: the start
   .venv/bin/python benchmarks/tune_traces.py speed         # 200 trials, code trace, --jobs 2
   .venv/bin/python benchmarks/tune_traces.py ray           # trials/s: --jobs 2 vs local Ray
 """
@@ -17,6 +18,7 @@ Run:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import subprocess
@@ -143,15 +145,81 @@ def ray() -> None:
     )
 
 
+def starts(trials: int) -> None:
+    """Mooncake at ``ttft_p95<=2s`` on examples/vllm: the recommendation of a
+    ``--trials`` run, re-run on each part from the replicas each part starts with, and
+    replicas held at 8-10: how much of its result the starting state sets."""
+    sys.path.insert(0, str(ROOT / "src"))  # this worktree's gpuscale, as tune() runs it
+    from gpuscale.cli._simulate import prepare
+    from gpuscale.cli._tune_score import clairvoyant, on_part, parts, start_replicas
+    from gpuscale.sim.world import LoadSpec
+    from gpuscale.tune.objective import TuneProblem, evaluate
+    from gpuscale.tune.slo import parse_slos
+    from gpuscale.tune.space import Settings, derive_space
+
+    vllm, trace, slo = ROOT / "examples" / "vllm", TRACES / NAMES[2], "ttft_p95<=2s"
+    args = ("--holdout", "30%", "--trials", str(trials), "--jobs", "2")
+    document, _ = tune(trace, *args, slo=slo, system=vllm)
+    ready = prepare(
+        manifests=[vllm],
+        profile=None,
+        scenario=None,
+        trace=trace,
+        trace_format="auto",
+        workload=None,
+        speedup=1.0,
+        until=None,
+        namespace="default",
+        max_work=None,
+    )
+    (name,) = ready.traces
+    workload = ready.inputs.spec.workload(name)
+    space, so = derive_space(ready.loaded, ready.profile, workload)
+    cut = parts(ready, holdout=0.3, validate_trace=None, until=None, trace_format="auto", speedup=1)
+    problem = TuneProblem(
+        ready.loaded,
+        ready.profile,
+        so,
+        space,
+        name,
+        "default",
+        LoadSpec(),
+        1.0,
+        0,
+        parse_slos([slo]),
+        ready.kube_version,
+    )
+    recommended = Settings(**document["recommended"]["settings"])
+    begin = {
+        part.name: start_replicas(clairvoyant(problem, workload, part)[0]) for part in cut if part
+    }
+    print(f"recommended changes: {json.dumps(document['recommended']['changes'])}")
+    for part in cut:
+        assert part is not None
+        runs = [(f"recommended from {n}", recommended, n) for n in sorted(set(begin.values()))]
+        runs += [
+            (f"held at {n}", dataclasses.replace(space.current, min_replicas=n, max_replicas=n), n)
+            for n in (8, 9, 10)
+        ]
+        for label, settings, start in runs:
+            outcome = evaluate(on_part(problem, part, start), settings)
+            print(
+                f"{part.name} (starts with {begin[part.name]}): {label}: ${outcome.dollars:.2f}, "
+                f"ttft_p95 {outcome.latency['ttft_p95']:.4f} s, replica changes "
+                f"{outcome.replica_changes}, spec replicas {[p[1] for p in outcome.timeline]}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("case", choices=("evidence", "vllm", "speed", "ray"))
+    parser.add_argument("case", choices=("evidence", "vllm", "starts", "speed", "ray"))
     parser.add_argument("--trials", type=int, default=160)
     args = parser.parse_args()
     vllm = ROOT / "examples" / "vllm"
     {
         "evidence": lambda: evidence(args.trials),
         "vllm": lambda: evidence(args.trials, vllm, ("late<=1%", "ttft_p95<=2s")),
+        "starts": lambda: starts(args.trials),
         "speed": speed,
         "ray": ray,
     }[args.case]()

@@ -40,7 +40,7 @@ from gpuscale.errors import InputError
 from gpuscale.kube import format_duration
 from gpuscale.sim.specs import EngineCapacity
 from gpuscale.sim.world import LoadSpec
-from gpuscale.tune.objective import TuneProblem, simplify
+from gpuscale.tune.objective import Outcome, TuneProblem, simplify
 from gpuscale.tune.slo import NEEDS_SERVING, SLO, parse_slos
 from gpuscale.tune.space import (
     DELETE,
@@ -392,9 +392,11 @@ def execute(
     if test is not None:
         scored.append(score(problem, sim_workload, test, chosen, int(pool_low)))
         if "recommended" in chosen and not scored[-1].rows["recommended"].check.met:
+            missed = scored[-1].rows["recommended"]
             sys.stderr.write(
                 f"gpuscale: warning: the recommendation misses the SLO on {test.name}: "
-                + scored[-1].rows["recommended"].check.describe(parsed)
+                + missed.check.describe(parsed)
+                + _held(missed)
                 + "\n"
             )
     warn_unreachable(scored, parsed)
@@ -474,6 +476,18 @@ def execute(
         f"{len(result.trials)} trials ({result.resumed} resumed), {rate:.1f} trials/s; "
         "references: docs/tune.md (lower bound: no configuration meeting the SLOs costs less; "
         "clairvoyant: replicas sized per minute from the future)"
+    )
+
+
+def _held(outcome: Outcome) -> str:
+    """Why a miss may say little of the scaling: the run never changed its replicas, so
+    its count was the starting state's (docs/tune.md, "Starting state")."""
+    if outcome.replica_changes or not outcome.timeline:
+        return ""
+    count = outcome.timeline[0][1]
+    return (
+        f"; it held the {count} replicas the part starts with throughout (its scaling did "
+        "not act), so the miss is that starting count's"
     )
 
 

@@ -4,6 +4,7 @@ trials; trials run in processes and on a local Ray."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -259,3 +260,30 @@ def test_keda_defaults_are_tried_first_only_where_the_space_holds_them(
     point = wider.space.point(defaults)
     assert point is not None
     assert wider.space.settings(point) == defaults
+
+
+def test_a_validation_miss_says_when_the_run_held_its_starting_replicas() -> None:
+    from gpuscale.cli._tune import _held
+    from gpuscale.tune.objective import Outcome
+    from gpuscale.tune.slo import SloCheck
+
+    held = Outcome(
+        dollars=4.69,
+        gpu_hours=2.36,
+        node_hours=2.36,
+        check=SloCheck({"ttft_p95<=2s": 2.0005}, met=False, excess=0.0003),
+        attainment=1.0,
+        requests=3890,
+        late=0,
+        failed=0,
+        latency={},
+        pending_p99_s=0.0,
+        replica_changes=0,
+        flaps=0,
+        cold_starts=0,
+        nodes_added=0,
+        timeline=((0.0, 8, 8),),
+    )
+    assert "held the 8 replicas the part starts with" in _held(held)
+    scaled = dataclasses.replace(held, replica_changes=2, timeline=((0.0, 8, 8), (60.0, 9, 8)))
+    assert _held(scaled) == ""
