@@ -148,7 +148,9 @@ def ray() -> None:
 def starts(trials: int) -> None:
     """Mooncake at ``ttft_p95<=2s`` on examples/vllm: the recommendation of a
     ``--trials`` run, re-run on each part from the replicas each part starts with, and
-    replicas held at 8-10: how much of its result the starting state sets."""
+    replicas held at 8-10, and the space's most eager configuration (lowest threshold,
+    polling and scale-up period; most replicas, scale-up pods and scale-down window):
+    how much of its result the starting state sets."""
     sys.path.insert(0, str(ROOT / "src"))  # this worktree's gpuscale, as tune() runs it
     from gpuscale.cli._simulate import prepare
     from gpuscale.cli._tune_score import clairvoyant, on_part, parts, start_replicas
@@ -190,6 +192,24 @@ def starts(trials: int) -> None:
         ready.kube_version,
     )
     recommended = Settings(**document["recommended"]["settings"])
+    ranges = {p.name: (p.low, p.high) for p in space.params if p.kind != "choice"}
+    eager = space.settings(
+        {
+            "threshold": ranges["threshold"][0],
+            "polling_interval": ranges["polling_interval"][0],
+            "scale_up_period": ranges["scale_up_period"][0],
+            **{
+                name: ranges[name][1]
+                for name in (
+                    "min_replicas",
+                    "max_replicas",
+                    "scale_up_pods",
+                    "scale_down_stabilization",
+                )
+            },
+        }
+    )
+    print(f"the space's most eager: {json.dumps(eager.as_dict())}")
     begin = {
         part.name: start_replicas(clairvoyant(problem, workload, part)[0]) for part in cut if part
     }
@@ -201,6 +221,7 @@ def starts(trials: int) -> None:
             (f"held at {n}", dataclasses.replace(space.current, min_replicas=n, max_replicas=n), n)
             for n in (8, 9, 10)
         ]
+        runs.append(("the space's most eager", eager, begin[part.name]))
         for label, settings, start in runs:
             outcome = evaluate(on_part(problem, part, start), settings)
             print(
