@@ -145,6 +145,35 @@ def ray() -> None:
     )
 
 
+def _slow_first_tokens(problem: Any, settings: Any, here: Any, part: Any) -> None:
+    """Which requests wait over 2 s for their first token in ``settings``' run of
+    ``part``: how many, per minute, and their prompts."""
+    import numpy as np
+
+    from gpuscale.sim.inputs import build_inputs
+    from gpuscale.tune.space import apply
+
+    manifests, _, profile = apply(
+        problem.space, settings, here.manifests, problem.scaled_object, here.profile
+    )
+    inputs = build_inputs(manifests, profile, namespace=problem.namespace)
+    run = inputs.simulation(load=here.load, seed=problem.seed).run(part.until)
+    log = run.requests[inputs.workload_key(problem.workload)]
+    assert len(log) == len(part.trace)
+    ttft = np.asarray(log.ttft, dtype=float)
+    answered = ~np.isnan(ttft)
+    slow = answered & (ttft > 2.0)
+    minutes = np.bincount((log.arrivals[slow] // 60).astype(int), minlength=int(part.until // 60))
+    prompts = np.asarray(part.trace.prompt_tokens, dtype=float)
+    print(
+        f"{part.name}, 8 held: {int(slow.sum())} of {int(answered.sum())} answered requests "
+        f"wait over 2 s for a first token; per minute {minutes.tolist()}; their prompts' "
+        f"median {np.median(prompts[slow]):.0f} and 90th percentile "
+        f"{np.percentile(prompts[slow], 90):.0f} tokens (the part's median "
+        f"{np.median(prompts):.0f})"
+    )
+
+
 def starts(trials: int) -> None:
     """Mooncake at ``ttft_p95<=2s`` on examples/vllm: the recommendation of a
     ``--trials`` run, re-run on each part from the replicas each part starts with, and
@@ -224,6 +253,8 @@ def starts(trials: int) -> None:
         runs.append(("the space's most eager", eager, begin[part.name]))
         for label, settings, start in runs:
             outcome = evaluate(on_part(problem, part, start), settings)
+            if label == "held at 8":
+                _slow_first_tokens(problem, settings, on_part(problem, part, start), part)
             print(
                 f"{part.name} (starts with {begin[part.name]}): {label}: ${outcome.dollars:.2f}, "
                 f"ttft_p95 {outcome.latency['ttft_p95']:.4f} s, replica changes "
