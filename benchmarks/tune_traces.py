@@ -257,7 +257,8 @@ def starts(trials: int) -> None:
                 _slow_first_tokens(problem, settings, on_part(problem, part, start), part)
             print(
                 f"{part.name} (starts with {begin[part.name]}): {label}: ${outcome.dollars:.2f}, "
-                f"ttft_p95 {outcome.latency['ttft_p95']:.4f} s, replica changes "
+                f"ttft_p95 {outcome.check.values[slo]:.4f} s (failed requests counted as "
+                f"slower, as the SLO counts them: {outcome.failed}), replica changes "
                 f"{outcome.replica_changes}, spec replicas {[p[1] for p in outcome.timeline]}"
             )
 
