@@ -9,7 +9,8 @@ its JSON.
 
 Run:
   .venv/bin/python benchmarks/tune_traces.py evidence      # every trace, --holdout 30%
-  .venv/bin/python benchmarks/tune_traces.py vllm --trials 60   # examples/vllm (vLLM model)
+  .venv/bin/python benchmarks/tune_traces.py vllm --trials 100  # examples/vllm (vLLM model)
+  .venv/bin/python benchmarks/tune_traces.py starts --trials 100  # Mooncake TTFT: the start
   .venv/bin/python benchmarks/tune_traces.py speed         # 200 trials, code trace, --jobs 2
   .venv/bin/python benchmarks/tune_traces.py ray           # trials/s: --jobs 2 vs local Ray
 """
@@ -17,6 +18,7 @@ Run:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import subprocess
@@ -104,9 +106,14 @@ def evidence(trials: int, system: Path = SYSTEM, slos: tuple[str, ...] = ()) -> 
         )
         for part in document["parts"]:
             print("\n".join(_row(part, name, slo)))
+            floors = "".join(
+                f", {key} floor {value:.3f} s"
+                for key, value in part["lower_bound"]["floors"].items()
+            )
             print(
                 f"<!-- {part['part']}: unavoidably late "
-                f"{part['lower_bound']['unavoidable_late']:.2%} -->"
+                f"{part['lower_bound']['unavoidable_late']:.2%}{floors}; clairvoyant needs per "
+                f"minute {part['clairvoyant_needs']} -->"
             )
         changes = (document["recommended"] or {}).get("changes", {})
         print(
@@ -138,15 +145,134 @@ def ray() -> None:
     )
 
 
+def _slow_first_tokens(problem: Any, settings: Any, here: Any, part: Any) -> None:
+    """Which requests wait over 2 s for their first token in ``settings``' run of
+    ``part``: how many, per minute, and their prompts."""
+    import numpy as np
+
+    from gpuscale.sim.inputs import build_inputs
+    from gpuscale.tune.space import apply
+
+    manifests, _, profile = apply(
+        problem.space, settings, here.manifests, problem.scaled_object, here.profile
+    )
+    inputs = build_inputs(manifests, profile, namespace=problem.namespace)
+    run = inputs.simulation(load=here.load, seed=problem.seed).run(part.until)
+    log = run.requests[inputs.workload_key(problem.workload)]
+    assert len(log) == len(part.trace)
+    ttft = np.asarray(log.ttft, dtype=float)
+    answered = ~np.isnan(ttft)
+    slow = answered & (ttft > 2.0)
+    minutes = np.bincount((log.arrivals[slow] // 60).astype(int), minlength=int(part.until // 60))
+    prompts = np.asarray(part.trace.prompt_tokens, dtype=float)
+    print(
+        f"{part.name}, 8 held: {int(slow.sum())} of {int(answered.sum())} answered requests "
+        f"wait over 2 s for a first token; per minute {minutes.tolist()}; their prompts' "
+        f"median {np.median(prompts[slow]):.0f} and 90th percentile "
+        f"{np.percentile(prompts[slow], 90):.0f} tokens (the part's median "
+        f"{np.median(prompts):.0f})"
+    )
+
+
+def starts(trials: int) -> None:
+    """Mooncake at ``ttft_p95<=2s`` on examples/vllm: the recommendation of a
+    ``--trials`` run, re-run on each part from the replicas each part starts with, and
+    replicas held at 8-10, and the space's most eager configuration (lowest threshold,
+    polling and scale-up period; most replicas, scale-up pods and scale-down window):
+    how much of its result the starting state sets."""
+    sys.path.insert(0, str(ROOT / "src"))  # this worktree's gpuscale, as tune() runs it
+    from gpuscale.cli._simulate import prepare
+    from gpuscale.cli._tune_score import clairvoyant, on_part, parts, start_replicas
+    from gpuscale.sim.world import LoadSpec
+    from gpuscale.tune.objective import TuneProblem, evaluate
+    from gpuscale.tune.slo import parse_slos
+    from gpuscale.tune.space import Settings, derive_space
+
+    vllm, trace, slo = ROOT / "examples" / "vllm", TRACES / NAMES[2], "ttft_p95<=2s"
+    args = ("--holdout", "30%", "--trials", str(trials), "--jobs", "2")
+    document, _ = tune(trace, *args, slo=slo, system=vllm)
+    ready = prepare(
+        manifests=[vllm],
+        profile=None,
+        scenario=None,
+        trace=trace,
+        trace_format="auto",
+        workload=None,
+        speedup=1.0,
+        until=None,
+        namespace="default",
+        max_work=None,
+    )
+    (name,) = ready.traces
+    workload = ready.inputs.spec.workload(name)
+    space, so = derive_space(ready.loaded, ready.profile, workload)
+    cut = parts(ready, holdout=0.3, validate_trace=None, until=None, trace_format="auto", speedup=1)
+    problem = TuneProblem(
+        ready.loaded,
+        ready.profile,
+        so,
+        space,
+        name,
+        "default",
+        LoadSpec(),
+        1.0,
+        0,
+        parse_slos([slo]),
+        ready.kube_version,
+    )
+    recommended = Settings(**document["recommended"]["settings"])
+    ranges = {p.name: (p.low, p.high) for p in space.params if p.kind != "choice"}
+    eager = space.settings(
+        {
+            "threshold": ranges["threshold"][0],
+            "polling_interval": ranges["polling_interval"][0],
+            "scale_up_period": ranges["scale_up_period"][0],
+            **{
+                name: ranges[name][1]
+                for name in (
+                    "min_replicas",
+                    "max_replicas",
+                    "scale_up_pods",
+                    "scale_down_stabilization",
+                )
+            },
+        }
+    )
+    print(f"the space's most eager: {json.dumps(eager.as_dict())}")
+    begin = {
+        part.name: start_replicas(clairvoyant(problem, workload, part)[0]) for part in cut if part
+    }
+    print(f"recommended changes: {json.dumps(document['recommended']['changes'])}")
+    for part in cut:
+        assert part is not None
+        runs = [(f"recommended from {n}", recommended, n) for n in sorted(set(begin.values()))]
+        runs += [
+            (f"held at {n}", dataclasses.replace(space.current, min_replicas=n, max_replicas=n), n)
+            for n in (8, 9, 10)
+        ]
+        runs.append(("the space's most eager", eager, begin[part.name]))
+        for label, settings, start in runs:
+            outcome = evaluate(on_part(problem, part, start), settings)
+            if label == "held at 8":
+                _slow_first_tokens(problem, settings, on_part(problem, part, start), part)
+            print(
+                f"{part.name} (starts with {begin[part.name]}): {label}: ${outcome.dollars:.2f}, "
+                f"ttft_p95 {outcome.check.values[slo]:.4f} s (failed requests counted as "
+                f"slower, as the SLO counts them: {outcome.failed}), replica changes "
+                f"{outcome.replica_changes}, spec replicas {[p[1] for p in outcome.timeline]}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("case", choices=("evidence", "vllm", "speed", "ray"))
+    parser.add_argument("case", choices=("evidence", "vllm", "starts", "speed", "ray"))
     parser.add_argument("--trials", type=int, default=160)
     args = parser.parse_args()
     vllm = ROOT / "examples" / "vllm"
     {
         "evidence": lambda: evidence(args.trials),
         "vllm": lambda: evidence(args.trials, vllm, ("late<=1%", "ttft_p95<=2s")),
+        "starts": lambda: starts(args.trials),
         "speed": speed,
         "ray": ray,
     }[args.case]()

@@ -29,6 +29,7 @@ from gpuscale.cli._simulation import console
 from gpuscale.cli._tune_score import (
     Scored,
     clairvoyant,
+    keda_default_settings,
     on_part,
     parts,
     score,
@@ -39,7 +40,7 @@ from gpuscale.errors import InputError
 from gpuscale.kube import format_duration
 from gpuscale.sim.specs import EngineCapacity
 from gpuscale.sim.world import LoadSpec
-from gpuscale.tune.objective import TuneProblem, simplify
+from gpuscale.tune.objective import Outcome, TuneProblem, simplify
 from gpuscale.tune.slo import NEEDS_SERVING, SLO, parse_slos
 from gpuscale.tune.space import (
     DELETE,
@@ -209,7 +210,11 @@ def _table(scored: Scored, slos: tuple[SLO, ...], title: str) -> Table:
     line("GPU-hours", [f"{o.gpu_hours:.2f}" for o in outcomes], f"≥{hours:.2f}")
     line("SLO", ["met" if o.check.met else "MISSED" for o in outcomes])
     for slo in slos:
-        line(f"  {slo.text}", [_value(slo, o.check.values[slo.text]) for o in outcomes])
+        line(
+            f"  {slo.text}",
+            [_value(slo, o.check.values[slo.text]) for o in outcomes],
+            _unavoidable(scored, slo),
+        )
     line("on time", [f"{o.attainment:.2%}" for o in outcomes])
     keys = ["p50", "p95", "p99"] + (["ttft_p95", "ttft_p99", "itl_p95"] if vllm else [])
     for key in keys:
@@ -224,6 +229,15 @@ def _table(scored: Scored, slos: tuple[SLO, ...], title: str) -> Table:
     return table
 
 
+def _unavoidable(scored: Scored, slo: SLO) -> str:
+    """The lower bound's column of an SLO's row: what every configuration has at least,
+    the share late on an idle replica or the TTFT / ITL percentile alone on one."""
+    if slo.measure == "late" and slo.share:
+        return f"≥{scored.bound.unavoidable_late:.2%}"
+    floor = scored.bound.floors.get(slo.key)
+    return "" if floor is None else f"≥{_seconds(floor)}"
+
+
 def _value(slo: SLO, value: float) -> str:
     if slo.share:
         return f"{value:.2%}"
@@ -234,9 +248,12 @@ def _value(slo: SLO, value: float) -> str:
 
 def _changes(space: Space, settings: Settings) -> dict[str, Any]:
     current = space.current.as_dict()
-    return {
+    out = {
         k: {"from": current[k], "to": v} for k, v in settings.as_dict().items() if current[k] != v
     }
+    if space.gpu_max_nodes(settings) != space.gpu_pool_max:
+        out["gpu_max_nodes"] = {"from": space.gpu_pool_max, "to": space.gpu_max_nodes(settings)}
+    return out
 
 
 def execute(
@@ -342,6 +359,7 @@ def execute(
             seed=seed,
             ray_address=ray_address,
             progress=bar,
+            first=_first(space, keda_default_settings(searched, sim_workload)),
         )
     except KeyboardInterrupt:
         bar.close()
@@ -374,9 +392,11 @@ def execute(
     if test is not None:
         scored.append(score(problem, sim_workload, test, chosen, int(pool_low)))
         if "recommended" in chosen and not scored[-1].rows["recommended"].check.met:
+            missed = scored[-1].rows["recommended"]
             sys.stderr.write(
                 f"gpuscale: warning: the recommendation misses the SLO on {test.name}: "
-                + scored[-1].rows["recommended"].check.describe(parsed)
+                + missed.check.describe(parsed)
+                + _held(missed)
                 + "\n"
             )
     warn_unreachable(scored, parsed)
@@ -393,6 +413,9 @@ def execute(
             pool=space.gpu_pool,
             min_nodes=chosen["recommended"].gpu_min_nodes
             if chosen["recommended"].gpu_min_nodes != space.current.gpu_min_nodes
+            else None,
+            max_nodes=space.gpu_max_nodes(chosen["recommended"])
+            if space.gpu_max_nodes(chosen["recommended"]) != space.gpu_pool_max
             else None,
         )
     if report is not None:
@@ -453,6 +476,26 @@ def execute(
         f"{len(result.trials)} trials ({result.resumed} resumed), {rate:.1f} trials/s; "
         "references: docs/tune.md (lower bound: no configuration meeting the SLOs costs less; "
         "clairvoyant: replicas sized per minute from the future)"
+    )
+
+
+def _held(outcome: Outcome) -> str:
+    """Why a miss may say little of the scaling: the run never changed its replicas, so
+    its count was the starting state's (docs/tune.md, "Starting state")."""
+    if outcome.replica_changes or not outcome.timeline:
+        return ""
+    count = outcome.timeline[0][1]
+    return (
+        f"; it held the {count} replicas the part starts with throughout (its scaling did "
+        "not act), so the miss is that starting count's"
+    )
+
+
+def _first(space: Space, defaults: Settings | None) -> dict[str, Settings]:
+    """The configurations the search tries first: the user's, then KEDA's defaults
+    where the space can express them."""
+    return {"your config": space.current} | (
+        {} if defaults is None else {"KEDA defaults": defaults}
     )
 
 

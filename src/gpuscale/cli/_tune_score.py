@@ -1,7 +1,8 @@
 """Scoring for ``gpuscale tune`` (``docs/tune.md``): the parts a trace is tuned and
 validated on, and each part's table rows (yours, the recommendation, KEDA's defaults,
 the clairvoyant schedule) with its lower bound; every run of a part starts with the
-replicas the clairvoyant schedule asks for at 0."""
+replicas the clairvoyant schedule asks for at 0, within the configuration's own
+``[minReplicaCount, maxReplicaCount]`` (:func:`gpuscale.tune.space.apply`)."""
 
 from __future__ import annotations
 
@@ -27,13 +28,14 @@ from gpuscale.tune.references import (
     replicas_per_node,
 )
 from gpuscale.tune.slo import SLO
-from gpuscale.tune.space import Settings, apply, starting_with, workload_pools
+from gpuscale.tune.space import Settings, apply, derive_space, starting_with, workload_pools
 
 __all__ = [
     "KEDA_OPTIONAL",
     "Part",
     "Scored",
     "clairvoyant",
+    "keda_default_settings",
     "keda_defaults",
     "on_part",
     "parts",
@@ -99,6 +101,16 @@ def keda_defaults(problem: TuneProblem) -> ManifestSet:
     )
 
 
+def keda_default_settings(problem: TuneProblem, workload: SimWorkload) -> Settings | None:
+    """KEDA's defaults (:func:`keda_defaults`) as settings of the space, or None where
+    the space cannot express them: the user wrote ``spec.advanced``, which they drop and
+    a configuration of the space keeps."""
+    if "advanced" in problem.scaled_object.spec:
+        return None
+    space, _ = derive_space(keda_defaults(problem), problem.profile, workload)
+    return space.current
+
+
 def parts(
     ready: Prepared,
     *,
@@ -151,7 +163,11 @@ def score(
     rows: dict[str, Outcome] = {label: evaluate(here, chosen) for label, chosen in settings.items()}
     defaults = keda_defaults(here)
     rows["KEDA defaults"] = simulate_with(here, defaults, here.profile)
-    warm = dataclasses.replace(problem.space.current, gpu_min_nodes=pool_low)
+    # The schedule replaces KEDA: the pool may grow to the space's ceiling, as it may
+    # for any configuration searched.
+    warm = dataclasses.replace(
+        problem.space.current, gpu_min_nodes=pool_low, max_replicas=problem.space.replica_ceiling
+    )
     manifests, _, profile = apply(
         here.space, warm, here.manifests, here.scaled_object, here.profile
     )
@@ -163,7 +179,7 @@ def score(
         workload=workload,
         pools=pools,
         lowest_nodes=pool_low,
-        initial_nodes=math.ceil(start / per_node),
+        initial_nodes=math.ceil(problem.space.fewest_at_start(start) / per_node),
         unneeded_time_s=problem.profile.autoscaler.scale_down_unneeded_time,
         until=part.until,
         slos=problem.slos,
@@ -181,7 +197,11 @@ def clairvoyant(
         workload=workload,
         lead_s=lead_time(workload, gpu, problem.profile),
         until=part.until,
-        most=sum(p.highest for p in pools) * replicas_per_node(workload, gpu),
+        most=max(
+            problem.space.replica_ceiling,
+            sum(p.highest for p in pools) * replicas_per_node(workload, gpu),
+        ),
+        slos=problem.slos,
     )
 
 
@@ -205,10 +225,18 @@ def on_part(problem: TuneProblem, part: Part, start: int) -> TuneProblem:
 
 def warn_unreachable(scored: list[Scored], slos: tuple[SLO, ...]) -> None:
     """Say so when requests whose own service time is over the latency target are more
-    than a late SLO allows: no configuration can meet it (docs/tune.md)."""
+    than a late SLO allows, or when a TTFT / ITL percentile is over its bound with every
+    request alone on an idle, warm replica: no configuration can meet it (docs/tune.md)."""
     for part in scored:
         slow = part.bound.unavoidable_late
         for slo in slos:
+            floor = part.bound.floors.get(slo.key)
+            if floor is not None and not slo.holds(floor):
+                sys.stderr.write(
+                    f"gpuscale: warning: no configuration can meet {slo.text} on {part.part}: "
+                    f"with each request alone on an idle, warm replica its {slo.key} is "
+                    f"already {floor:.3f} s\n"
+                )
             if slo.measure == "late" and slo.share and not slo.holds(slow):
                 sys.stderr.write(
                     f"gpuscale: warning: no configuration can meet {slo.text} on {part.part}: "

@@ -94,8 +94,10 @@ def write_recommended(
     profile: Profile,
     pool: str | None,
     min_nodes: int | None,
+    max_nodes: int | None = None,
 ) -> list[str]:
-    """Write the edited files into ``folder`` (created if missing); their paths."""
+    """Write the edited files into ``folder`` (created if missing); their paths. The GPU
+    ``pool``'s ``min_nodes`` and ``max_nodes`` are written when given (not None)."""
     outputs: dict[Path, str] = {}
     source = Path(scaled_object.file)
     if not source.is_file():
@@ -108,17 +110,18 @@ def write_recommended(
         outputs[folder / source.name] = _edit_file(
             source, {_document_index(manifests, scaled_object): changes}
         )
-    if min_nodes is not None and pool is not None:
+    nodes = {k: v for k, v in (("min_nodes", min_nodes), ("max_nodes", max_nodes)) if v is not None}
+    if nodes and pool is not None:
         where = Path(profile.source)
         if not where.is_file():
             raise InputError(
-                "the GPU pool's min_nodes changed but the profile came from no file",
+                f"the GPU pool's {' and '.join(nodes)} changed but the profile came from no file",
                 where="--write",
                 fix="give --profile FILE so the change can be written there",
             )
         index = next(i for i, p in enumerate(profile.node_pools) if p.name == pool)
         outputs[folder / where.name] = _edit_file(
-            where, {0: {("node_pools", index, "min_nodes"): min_nodes}}
+            where, {0: {("node_pools", index, key): value for key, value in nodes.items()}}
         )
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -16,23 +16,26 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
 from gpuscale.controllers.kubelet import ReadinessProbe
 from gpuscale.profile import NodePool, Profile
+from gpuscale.serving import Engine, RequestResult, RequestSpec, replay
 from gpuscale.sim.scalers import ReplicaSchedule
 from gpuscale.sim.specs import EngineCapacity, RequestCapacity, SimWorkload
 from gpuscale.sim.traces import Trace
-from gpuscale.tune.slo import SLO
+from gpuscale.tune.slo import SLO, percentile
 
 __all__ = [
     "WINDOW_S",
     "LowerBound",
+    "alone_on_engine",
     "clairvoyant_schedule",
+    "floors",
     "lead_time",
     "lower_bound",
     "own_latency",
@@ -93,6 +96,66 @@ def own_latency(
     return service_times(capacity, trace)
 
 
+def _spec(index: int, arrival: float, prompt: int, output: int, timeout: float) -> RequestSpec:
+    return RequestSpec(
+        str(index), arrival, max(1, prompt), max(1, output), deadline=arrival + timeout
+    )
+
+
+def _refused(capacity: EngineCapacity, prompt: int, output: int) -> bool:
+    """Whether the engine refuses the request at once: its tokens can never fit the KV
+    cache (``Engine.add``; the simulator counts it dropped)."""
+    blocks = -(-(max(1, prompt) + max(1, output)) // capacity.config.block_size)
+    return blocks > capacity.config.usable_blocks
+
+
+def alone_on_engine(
+    capacity: EngineCapacity, trace: Trace, *, itl: bool
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each request's TTFT and mean inter-token latency alone on an idle, warm engine: the
+    serving model itself run with that one request (its prompt in chunks of the token
+    budget, every step's context reads included). No configuration answers a request
+    sooner. The ITL column (NaN for one-token answers) is computed only with ``itl``;
+    the TTFT needs only the prefill, so it runs the prompt with one output token. A
+    request the engine refuses (:func:`_refused`) never has a first token: infinite."""
+    ttft = np.empty(len(trace), dtype=np.float64)
+    mean_itl = np.full(len(trace), np.nan, dtype=np.float64)
+    seen: dict[tuple[int, int], tuple[float, float]] = {}
+    for i, (prompt, output) in enumerate(
+        zip(trace.prompt_tokens.tolist(), trace.output_tokens.tolist(), strict=True)
+    ):
+        key = (int(prompt), int(output) if itl else 1)
+        if _refused(capacity, int(prompt), int(output)):
+            ttft[i], mean_itl[i] = math.inf, math.nan
+            continue
+        if key not in seen:
+            engine = Engine(capacity.config, capacity.cost, itl=False)
+            (result,) = replay(engine, [_spec(0, 0.0, *key, math.inf)])
+            gap = result.mean_itl
+            seen[key] = (result.ttft or 0.0, math.nan if gap is None else gap)
+        ttft[i], mean_itl[i] = seen[key]
+    return ttft, mean_itl
+
+
+def floors(
+    capacity: RequestCapacity | EngineCapacity, trace: Trace, slos: Sequence[SLO]
+) -> dict[str, float]:
+    """The unavoidable floor of each ``ttft_pNN`` / ``itl_pNN`` SLO: the percentile over
+    the trace's requests, each alone on an idle, warm replica (:func:`alone_on_engine`).
+    Queueing, batching and cold starts only add to it, so a bound below the floor is out
+    of reach of every configuration. Empty on the queue model (no such SLO there)."""
+    wanted = [s for s in slos if s.measure in ("ttft", "itl") and s.quantile is not None]
+    if not wanted or not isinstance(capacity, EngineCapacity) or not len(trace):
+        return {}
+    ttft, mean_itl = alone_on_engine(capacity, trace, itl=any(s.measure == "itl" for s in wanted))
+    columns = {"ttft": ttft, "itl": mean_itl[~np.isnan(mean_itl)]}
+    return {
+        s.key: percentile(columns[s.measure].tolist(), s.quantile)
+        for s in wanted
+        if s.quantile is not None
+    }
+
+
 def replicas_per_node(workload: SimWorkload, pool: NodePool) -> int:
     """How many of the workload's pods one node of ``pool`` holds, by GPUs (else 1)."""
     if pool.gpu_resource is None:
@@ -129,8 +192,10 @@ class LowerBound:
     unavoidable_late: float = 0.0
     """Share of the counted requests whose own service time is over the latency target:
     late on an idle replica, so late under every configuration."""
+    floors: Mapping[str, float] = field(default_factory=dict)
+    """The floor of each ``ttft_pNN`` / ``itl_pNN`` SLO (:func:`floors`), by its key."""
 
-    def as_dict(self) -> dict[str, float | int | str]:
+    def as_dict(self) -> dict[str, float | int | str | dict[str, float]]:
         """JSON-ready."""
         return {
             "dollars": self.dollars,
@@ -140,6 +205,7 @@ class LowerBound:
             "pool": self.pool,
             "price_per_hour": self.price_per_hour,
             "unavoidable_late": self.unavoidable_late,
+            "floors": dict(self.floors),
         }
 
 
@@ -182,6 +248,7 @@ def lower_bound(
         pool=cheapest.name,
         price_per_hour=cheapest.price_per_hour,
         unavoidable_late=slow / len(counted) if len(counted) else 0.0,
+        floors=floors(capacity, trace, slos),
     )
 
 
@@ -226,29 +293,120 @@ def _fits(
     return True
 
 
+def _slice(trace: Trace, lo: int, hi: int) -> Trace:
+    """Requests ``lo`` to ``hi`` of ``trace``, their times kept."""
+    return Trace(
+        trace.offsets[lo:hi],
+        trace.prompt_tokens[lo:hi],
+        trace.output_tokens[lo:hi],
+        trace.source,
+        trace.has_tokens,
+        trace.format,
+    )
+
+
+def _cut(
+    column: npt.NDArray[np.float64] | None, lo: int, hi: int
+) -> npt.NDArray[np.float64] | None:
+    return None if column is None else column[lo:hi]
+
+
+def _engine_fits(
+    window: Trace,
+    alone: npt.NDArray[np.float64],
+    *,
+    replicas: int,
+    capacity: EngineCapacity,
+    slos: Sequence[SLO],
+    alone_ttft: npt.NDArray[np.float64] | None,
+) -> bool:
+    """Whether ``replicas`` engines, idle at the window's start and dealt its requests in
+    turn, answer each request that could be on time (``alone`` within the target) within
+    the target, and keep each ``ttft_pNN`` SLO among the window's requests, or its floor
+    there when that is higher (a failed request counts as slower than any bound)."""
+    target = capacity.latency_target_s
+    if replicas <= 0:
+        return target is None or not bool((alone <= target).any())
+    groups: list[list[RequestSpec]] = [[] for _ in range(replicas)]
+    for i, (arrival, prompt, output) in enumerate(
+        zip(
+            window.offsets.tolist(),
+            window.prompt_tokens.tolist(),
+            window.output_tokens.tolist(),
+            strict=True,
+        )
+    ):
+        if not _refused(capacity, prompt, output):
+            groups[i % replicas].append(_spec(i, arrival, prompt, output, capacity.timeout_s))
+    results: dict[int, RequestResult] = {}
+    for group in groups:
+        if group:
+            engine = Engine(capacity.config, capacity.cost, itl=False)
+            results.update((int(r.id), r) for r in replay(engine, group))
+    if target is not None:
+        for i in np.flatnonzero(alone <= target).tolist():
+            done = results.get(i)  # None: refused, late under every count
+            if done is not None and (done.timed_out or done.e2e > target):
+                return False
+    for slo in slos:
+        if slo.measure != "ttft" or slo.quantile is None or alone_ttft is None:
+            continue
+        values = [
+            math.inf if r is None or r.timed_out or r.ttft is None else r.ttft
+            for r in (results.get(i) for i in range(len(window)))
+        ]
+        floor = percentile(alone_ttft.tolist(), slo.quantile)
+        if percentile(values, slo.quantile) > max(slo.bound, floor):
+            return False
+    return True
+
+
 def _window_replicas(
-    arrivals: Sequence[float],
-    times: Sequence[float],
+    window: Trace,
+    times: npt.NDArray[np.float64],
     start: float,
     capacity: RequestCapacity | EngineCapacity,
+    *,
     most: int,
+    slos: Sequence[SLO],
+    alone: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None] | None,
 ) -> int:
-    if not len(arrivals):
+    if not len(window):
         return 0
     target = capacity.latency_target_s
-    if target is None or isinstance(capacity, EngineCapacity):
-        return min(most, math.ceil(sum(times) / (WINDOW_S * _slots(capacity))))
+    if isinstance(capacity, EngineCapacity):
+        assert alone is not None
+        engine_capacity = capacity
+
+        def fits(count: int) -> bool:
+            return _engine_fits(
+                window,
+                alone[0],
+                replicas=count,
+                capacity=engine_capacity,
+                slos=slos,
+                alone_ttft=alone[1],
+            )
+
+    elif target is None:
+        return min(most, math.ceil(float(times.sum()) / (WINDOW_S * _slots(capacity))))
+    else:
+        queue_target, concurrency = target, capacity.concurrency
+
+        def fits(count: int) -> bool:
+            return _fits(
+                window.offsets.tolist(),
+                times.tolist(),
+                replicas=count,
+                concurrency=concurrency,
+                start=start,
+                target=queue_target,
+            )
+
     low, high = 0, most
     while low < high:
         middle = (low + high) // 2
-        if _fits(
-            arrivals,
-            times,
-            replicas=middle,
-            concurrency=capacity.concurrency,
-            start=start,
-            target=target,
-        ):
+        if fits(middle):
             high = middle
         else:
             low = middle + 1
@@ -262,27 +420,39 @@ def clairvoyant_schedule(
     lead_s: float,
     until: float,
     most: int,
+    slos: Sequence[SLO] = (),
 ) -> tuple[ReplicaSchedule, tuple[int, ...]]:
     """The schedule, and the replicas each window needs.
 
     Window ``w`` (``[w·60s, (w+1)·60s)``) needs the fewest replicas that, free at the
     window's start and dealt its requests in turn, answer each of them within the
-    latency target (a request that cannot be on time on an idle slot is not counted); without a
-    target, the window's work over its length. At each window's start the schedule asks
+    latency target (a request that cannot be on time on an idle slot is not counted);
+    on the queue model without a target, the window's work over its length. On the vLLM
+    model the replicas are engines run on the window's requests (:func:`_engine_fits`),
+    which also keep the window's ``ttft_pNN`` SLOs. At each window's start the schedule asks
     for the most any window starting within ``lead_s`` needs, so a replica that needs a
     new node is Ready in time, and drops the rest."""
     capacity = workload.capacity
     if capacity is None:
         raise ValueError("the clairvoyant schedule needs a workload that serves requests")
     times = service_times(capacity, trace)
+    alone = None
+    if isinstance(capacity, EngineCapacity):
+        ttft_slo = any(s.measure == "ttft" for s in slos)
+        alone = (
+            own_latency(capacity, trace),
+            alone_on_engine(capacity, trace, itl=False)[0] if ttft_slo else None,
+        )
     count = max(1, math.ceil(until / WINDOW_S))
     edges = np.searchsorted(trace.offsets, np.arange(count + 1) * WINDOW_S)
     needs = []
     for w in range(count):
         lo, hi = int(edges[w]), int(edges[w + 1])
+        window = _slice(trace, lo, hi)
+        part = None if alone is None else (alone[0][lo:hi], _cut(alone[1], lo, hi))
         needs.append(
             _window_replicas(
-                trace.offsets[lo:hi].tolist(), times[lo:hi].tolist(), w * WINDOW_S, capacity, most
+                window, times[lo:hi], w * WINDOW_S, capacity, most=most, slos=slos, alone=part
             )
         )
     ahead = math.ceil(lead_s / WINDOW_S)

@@ -187,6 +187,37 @@ class Space:
     """Index of the user's scaleUp Pods policy (edited in place), None: none written."""
     down_policy: int | None = None
     """The same for scaleDown."""
+    room: int = 0
+    """Replicas the usable pools hold as the profile writes them (nodes × pods per node)."""
+    pods_per_node: int = 1
+    """Replicas one node of the GPU pool holds."""
+
+    def gpu_max_nodes(self, settings: Settings) -> int:
+        """The GPU pool's ``max_nodes`` that ``settings`` need: the profile's, raised by
+        the nodes a ``maxReplicaCount`` above :attr:`room` needs (``docs/tune.md``)."""
+        beyond = max(0, settings.max_replicas - self.room)
+        return self.gpu_pool_max + -(-beyond // self.pods_per_node)
+
+    def _max_replicas_range(self) -> tuple[int, int]:
+        """The lowest and highest ``maxReplicaCount`` of the space (repaired to >= 1)."""
+        param = next((p for p in self.params if p.name == "max_replicas"), None)
+        if param is None:
+            low = high = self.current.max_replicas
+        elif param.kind == "choice":
+            low = high = int(param.choices[0])
+        else:
+            low, high = int(param.low), int(param.high)
+        return max(1, low), max(1, high)
+
+    def fewest_at_start(self, start: int) -> int:
+        """The fewest replicas a configuration of the space begins a run with when the
+        run starts with ``start`` (:func:`apply` lowers it to ``maxReplicaCount``)."""
+        return min(start, self._max_replicas_range()[0])
+
+    @property
+    def replica_ceiling(self) -> int:
+        """The most replicas any configuration of the space may run."""
+        return max(self.room, self._max_replicas_range()[1])
 
     def settings(self, point: Mapping[str, Any]) -> Settings:
         """The whole configuration at ``point`` (unsearched settings as they are),
@@ -218,8 +249,24 @@ class Space:
         for name in ("scale_up_period", "scale_down_period"):
             values[name] = min(max(1, values[name]), _MAX_PERIOD_S)
         values["scale_down_stabilization"] = min(values["scale_down_stabilization"], _MAX_WINDOW_S)
-        values["gpu_min_nodes"] = min(values["gpu_min_nodes"], self.gpu_pool_max)
+        values["gpu_min_nodes"] = min(
+            values["gpu_min_nodes"], self.gpu_max_nodes(Settings(**values))
+        )
         return Settings(**values)
+
+    def point(self, settings: Settings) -> dict[str, Any] | None:
+        """The values of the searched settings that give exactly ``settings`` (what
+        :meth:`settings` turns back into them), or None when one lies outside its
+        bounds or the repairs would change it: ``settings`` is not in the space."""
+        point = {p.name: getattr(settings, p.name) for p in self.params}
+        for param in self.params:
+            value = point[param.name]
+            if param.kind == "choice":
+                if value not in param.choices:
+                    return None
+            elif value is None or not param.low <= value <= param.high:
+                return None
+        return point if self.settings(point) == settings else None
 
     def sample(self, trial: Suggester) -> Settings:
         """A configuration proposed by ``trial``."""
@@ -296,6 +343,8 @@ def derive_space(
         wanted = workload.requests.get(gpu.gpu_resource, 0)
         per_node = max(1, int(gpu.gpus_per_node // wanted)) if wanted else 1
     room = sum(p.highest for p in pools) * per_node or current.max_replicas
+    # The GPU pool may grow to twice its max_nodes when maxReplicaCount needs it.
+    ceiling = room + (gpu.highest * per_node if gpu is not None and gpu.autoscaling else 0)
     tune: TuneSpec = profile.tune
     keep = set(tune.keep)
     t = current.threshold
@@ -320,7 +369,7 @@ def derive_space(
     add("min_replicas", (0, min(current.min_replicas + 1, room)), "int")
     add(
         "max_replicas",
-        (max(1, current.max_replicas // 2), max(1, min(room, 2 * current.max_replicas))),
+        (1, max(1, min(ceiling, 2 * current.max_replicas))),
         "int",
     )
     if "idle_replicas" not in keep:
@@ -346,6 +395,8 @@ def derive_space(
         query_allows_value=allows_value,
         up_policy=up_index,
         down_policy=down_index,
+        room=room,
+        pods_per_node=per_node,
     )
     return space, so
 
@@ -426,6 +477,16 @@ def _edited(manifest: Manifest, changes: Mapping[KeyPath, Any]) -> Manifest:
     return replace(manifest, body=body)
 
 
+def _kept_in_range(workload: Manifest, settings: Settings) -> Manifest:
+    """``workload`` starting with as many replicas as ``settings`` keep: its starting
+    count within ``[minReplicaCount, maxReplicaCount]``."""
+    replicas = workload.get(("spec", "replicas"))
+    if not isinstance(replicas, int) or isinstance(replicas, bool):
+        return workload
+    kept = min(max(replicas, settings.min_replicas), settings.max_replicas)
+    return workload if kept == replicas else _edited(workload, {("spec", "replicas"): kept})
+
+
 def apply(
     space: Space,
     settings: Settings,
@@ -434,15 +495,31 @@ def apply(
     profile: Profile,
 ) -> tuple[ManifestSet, Manifest, Profile]:
     """The manifests and the profile with ``settings`` in place (the edited ScaledObject
-    is returned too, for the validator)."""
+    is returned too, for the validator).
+
+    The run starts from the state the configuration keeps (docs/tune.md, "Starting
+    state"): the workload's starting replicas (:func:`starting_with`) are raised to its
+    ``minReplicaCount`` and lowered to its ``maxReplicaCount``, in the simulation only."""
     edited = _edited(so, edits(space, settings))
-    replaced = ManifestSet([edited if m is so else m for m in manifests])
-    if space.gpu_pool is None or settings.gpu_min_nodes == space.current.gpu_min_nodes:
+    target = so.get(("spec", "scaleTargetRef", "name"))
+    replaced = ManifestSet(
+        [
+            edited
+            if m is so
+            else _kept_in_range(m, settings)
+            if m.kind in ("Deployment", "StatefulSet") and m.name == target
+            else m
+            for m in manifests
+        ]
+    )
+    nodes = {"min_nodes": settings.gpu_min_nodes, "max_nodes": space.gpu_max_nodes(settings)}
+    if space.gpu_pool is None or nodes == {
+        "min_nodes": space.current.gpu_min_nodes,
+        "max_nodes": space.gpu_pool_max,
+    }:
         return replaced, edited, profile
     pools = tuple(
-        pool.model_copy(update={"min_nodes": settings.gpu_min_nodes})
-        if pool.name == space.gpu_pool and pool.autoscaling
-        else pool
+        pool.model_copy(update=nodes) if pool.name == space.gpu_pool and pool.autoscaling else pool
         for pool in profile.node_pools
     )
     return replaced, edited, profile.model_copy(update={"node_pools": pools})

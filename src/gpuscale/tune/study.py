@@ -11,7 +11,8 @@ resumes from them, the trials it was running marked failed and asked again.
 The samplers: TPE with the SLOs as a constraint (``constraints_func``: the largest
 relative excess over an SLO bound, feasible at <= 0) finds the cheapest configuration;
 NSGA-II, in a second study beside it, spreads trials along the front of dollars
-against attainment.
+against attainment. The TPE study's first trials are the configurations given as
+``first`` (the user's, KEDA's defaults), enqueued once (docs/tune.md, "The objective").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import concurrent.futures
 import contextlib
 import multiprocessing
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -28,7 +29,7 @@ import optuna
 
 from gpuscale.errors import InputError
 from gpuscale.tune.objective import InvalidCandidateError, Outcome, TuneProblem, evaluate
-from gpuscale.tune.space import Settings
+from gpuscale.tune.space import Settings, Space
 
 __all__ = ["Progress", "StudyResult", "TrialRecord", "run_study"]
 
@@ -165,6 +166,25 @@ def _fail_stale(study: optuna.Study) -> None:
         study.tell(trial.number, state=optuna.trial.TrialState.FAIL)
 
 
+def _enqueue(study: optuna.Study, space: Space, first: Mapping[str, Settings]) -> None:
+    """Ask ``first`` (label -> configuration) before the sampler's own trials, each
+    configuration the space holds exactly (:meth:`Space.point`): a study that has asked
+    one already keeps it (finished, waiting, or refused by the validator) and is not
+    given it twice on resume; one a stopped run failed is asked again."""
+    for label, settings in first.items():
+        point = space.point(settings)
+        if point is None:
+            continue
+        asked = [
+            t
+            for t in study.get_trials(deepcopy=False)
+            if t.user_attrs.get("first") == label
+            and (t.state != optuna.trial.TrialState.FAIL or "refused" in t.user_attrs)
+        ]
+        if not asked:
+            study.enqueue_trial(point, user_attrs={"first": label})
+
+
 def _done(study: optuna.Study) -> int:
     return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)))
 
@@ -234,12 +254,16 @@ def run_study(
     seed: int = 0,
     ray_address: str | None = None,
     progress: Progress | None = None,
+    first: Mapping[str, Settings] | None = None,
 ) -> StudyResult:
     """Run (or resume) the study until it has ``trials`` finished TPE trials and
-    ``front_trials`` NSGA-II ones; ``jobs`` trials at a time."""
+    ``front_trials`` NSGA-II ones; ``jobs`` trials at a time. The TPE study tries
+    ``first`` (label -> configuration, e.g. the user's own) before it samples, so that
+    the best feasible trial never costs more than one of them that meets the SLOs."""
     tpe, front = _studies(storage, name, seed)
     for study in (tpe, front):
         _fail_stale(study)
+    _enqueue(tpe, problem.space, first or {})
     resumed = _done(tpe) + _done(front)
     runner: _Local | _Ray = _Ray(problem, ray_address) if ray_address else _Local(problem, jobs)
     batch = max(1, jobs)

@@ -4,6 +4,7 @@ trials; trials run in processes and on a local Ray."""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -47,6 +48,8 @@ def test_same_seed_same_recommendation(
         t["settings"] for t in second["all_trials"]
     ]
     assert first["trials"] == 12 + 3
+    # The study tries your configuration first: the same run as its row on the tune part.
+    assert first["all_trials"][0]["outcome"] == first["parts"][0]["rows"]["your config"]
     rows = first["parts"][0]["rows"]
     assert set(rows) == {"your config", "recommended", "KEDA defaults", "clairvoyant"}
     assert rows["recommended"]["slo_met"]
@@ -214,3 +217,73 @@ def test_write_edits_the_profile_when_the_gpu_pool_warms(
     changed = [d for d in difflib.ndiff(before, after) if d[:2] in ("- ", "+ ")]
     assert changed == ["-     min_nodes: 0", "+     min_nodes: 1"]
     assert read_profile(out / "gpuscale.yaml").pool("gpu").min_nodes == 1  # type: ignore[union-attr]
+
+
+def test_keda_defaults_are_tried_first_only_where_the_space_holds_them(
+    system: tuple[Path, Path],
+) -> None:
+    from gpuscale.cli._tune_score import keda_default_settings
+    from gpuscale.inputs import read_manifests, read_profile
+    from gpuscale.sim.inputs import build_inputs
+    from gpuscale.sim.world import LoadSpec
+    from gpuscale.tune.objective import TuneProblem
+    from gpuscale.tune.space import derive_space, edits
+
+    def problem(folder: Path, name: str, up_to: int | None = None) -> tuple[TuneProblem, Any]:
+        manifests = read_manifests([folder])
+        profile = read_profile(folder / "gpuscale.yaml")
+        if up_to is not None:  # the profile's tune.max_replicas: [1, up_to]
+            tune = profile.tune.model_copy(update={"max_replicas": (1, up_to)})
+            profile = profile.model_copy(update={"tune": tune})
+        workload = build_inputs(manifests, profile).spec.workload(name)
+        space, so = derive_space(manifests, profile, workload)
+        found = TuneProblem(
+            manifests, profile, so, space, name, "default", LoadSpec(), 60.0, 0, (), "1.33"
+        )
+        return found, workload
+
+    fixture, workload = problem(system[0], "go-from-configmap")
+    assert keda_default_settings(fixture, workload) is None  # it writes spec.advanced
+    vllm, workload = problem(ROOT / "examples" / "vllm", "vllm-llama")
+    defaults = keda_default_settings(vllm, workload)
+    assert defaults is not None
+    assert (defaults.min_replicas, defaults.max_replicas, defaults.idle_replicas) == (0, 100, None)
+    assert (defaults.polling_interval, defaults.cooldown) == (30, 300)
+    assert {path[-1] for path in edits(vllm.space, defaults)} == {
+        "minReplicaCount",
+        "maxReplicaCount",
+    }
+    assert vllm.space.point(defaults) is None  # maxReplicaCount 100: above the space's 16
+    wider, workload = problem(ROOT / "examples" / "vllm", "vllm-llama", up_to=100)
+    defaults = keda_default_settings(wider, workload)
+    assert defaults is not None
+    point = wider.space.point(defaults)
+    assert point is not None
+    assert wider.space.settings(point) == defaults
+
+
+def test_a_validation_miss_says_when_the_run_held_its_starting_replicas() -> None:
+    from gpuscale.cli._tune import _held
+    from gpuscale.tune.objective import Outcome
+    from gpuscale.tune.slo import SloCheck
+
+    held = Outcome(
+        dollars=4.69,
+        gpu_hours=2.36,
+        node_hours=2.36,
+        check=SloCheck({"ttft_p95<=2s": 2.0005}, met=False, excess=0.0003),
+        attainment=1.0,
+        requests=3890,
+        late=0,
+        failed=0,
+        latency={},
+        pending_p99_s=0.0,
+        replica_changes=0,
+        flaps=0,
+        cold_starts=0,
+        nodes_added=0,
+        timeline=((0.0, 8, 8),),
+    )
+    assert "held the 8 replicas the part starts with" in _held(held)
+    scaled = dataclasses.replace(held, replica_changes=2, timeline=((0.0, 8, 8), (60.0, 9, 8)))
+    assert _held(scaled) == ""

@@ -83,7 +83,8 @@ def test_the_lower_bound_is_below_the_clairvoyant_and_every_feasible_trial(
         workload=workload,
         pools=pools,
         lowest_nodes=0,
-        initial_nodes=2,
+        # the run starts with 2; a configuration with maxReplicaCount 1 starts with 1
+        initial_nodes=problem.space.fewest_at_start(2),
         unneeded_time_s=problem.profile.autoscaler.scale_down_unneeded_time,
         until=problem.until,
         slos=problem.slos,

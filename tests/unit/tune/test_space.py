@@ -3,6 +3,7 @@ profile's tune: section, and never proposing a ScaledObject the validator refuse
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import given, settings
@@ -12,7 +13,15 @@ from gpuscale.manifests import load_text, validate
 from gpuscale.manifests._model import ManifestSet
 from gpuscale.profile import load_profile_text
 from gpuscale.sim.inputs import build_inputs
-from gpuscale.tune.space import DELETE, Space, apply, derive_space, edits, format_number
+from gpuscale.tune.space import (
+    DELETE,
+    Space,
+    apply,
+    derive_space,
+    edits,
+    format_number,
+    starting_with,
+)
 from tests.unit.tune.fixtures import PROFILE, RESOURCES
 
 
@@ -39,7 +48,13 @@ def test_defaults_come_from_the_scaled_object_and_the_pool() -> None:
         24.0,
         True,
     )
-    assert ranges["max_replicas"].high == 8  # the GPU pool holds 8 single-GPU nodes
+    # The GPU pool holds 8 single-GPU nodes; the search may double it (max_nodes 16).
+    assert (space.room, space.pods_per_node, space.gpu_pool_max) == (8, 1, 8)
+    assert ranges["max_replicas"].high == 16
+    assert space.replica_ceiling == 16
+    assert [space.fewest_at_start(n) for n in (0, 3)] == [0, 1]  # maxReplicaCount from 1
+    kept, _, _, _ = _space(PROFILE + "tune:\n  max_replicas: [3, 3]\n")
+    assert (kept.fewest_at_start(5), kept.replica_ceiling) == (3, 8)
     assert ranges["gpu_min_nodes"].high == 2
     assert "metric_type" not in ranges  # the query is a sum: AverageValue only
     assert space.gpu_pool == "gpu"
@@ -114,4 +129,48 @@ def test_every_point_of_the_space_is_a_scaled_object_the_validator_admits(
     pool = profile.pool("gpu")
     assert pool is not None
     assert pool.min_nodes == chosen.gpu_min_nodes <= pool.highest
+    # The pool holds maxReplicaCount, growing past the user's 8 nodes only for it.
+    assert pool.highest == max(8, chosen.max_replicas)
     build_inputs(manifests, profile)  # the simulator reads it too
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.integers(0, 20))
+def test_every_run_starts_with_the_replicas_the_configuration_keeps(
+    data: st.DataObject, start: int
+) -> None:
+    begun = starting_with(MANIFESTS, "go-from-configmap", start)
+    chosen = SPACE.sample(_Fixed(data))
+    manifests, _, _ = apply(SPACE, chosen, begun, SO, PROFILE_MODEL)
+    (after,) = (m for m in manifests if m.kind == "Deployment")
+    replicas = after.get(("spec", "replicas"))
+    assert chosen.min_replicas <= replicas <= chosen.max_replicas
+    assert replicas == start or replicas in (chosen.min_replicas, chosen.max_replicas)
+
+
+def test_a_max_replica_count_beyond_the_pool_raises_its_max_nodes_only() -> None:
+    space, so, manifests, profile = _space()
+    wide = space.settings({"max_replicas": 13, "gpu_min_nodes": 2})
+    assert space.gpu_max_nodes(wide) == 13
+    assert space.gpu_max_nodes(space.settings({"max_replicas": 5})) == 8
+    _, _, edited = apply(space, wide, manifests, so, profile)
+    pool = edited.pool("gpu")
+    assert pool is not None
+    assert (pool.min_nodes, pool.max_nodes) == (2, 13)
+    assert [p.name for p in edited.node_pools] == [p.name for p in profile.node_pools]
+    held = space.settings({"max_replicas": 4})
+    assert apply(space, held, manifests, so, profile)[2] is profile  # nothing to edit
+
+
+def test_a_configuration_maps_into_the_space_only_exactly() -> None:
+    space, _, _, _ = _space()
+    point = space.point(space.current)
+    assert point is not None
+    assert space.settings(point) == space.current
+    assert set(point) == {p.name for p in space.params}
+    # KEDA's maxReplicaCount 100 is above the space's ceiling (16): not in the space.
+    assert space.point(replace(space.current, max_replicas=100)) is None
+    # A threshold the repair would round (4 significant digits) is not held exactly.
+    assert space.point(replace(space.current, threshold=6.00001)) is None
+    narrowed, _, _, _ = _space(PROFILE + "tune:\n  threshold: [7, 9]\n")
+    assert narrowed.point(narrowed.current) is None  # the user's 6 is outside [7, 9]
