@@ -11,6 +11,13 @@ simulation runs with the collector on, as before. At the end of the block the fr
 objects go back to the collector (``gc.unfreeze``), so that a process running many
 commands (the tests) frees their garbage. For ``gpuscale simulate`` on the tutorial this
 saves about a tenth of the command's CPU time (docs/benchmarks/sim_startup.md).
+
+Two limits, both about memory, never results. The freeze takes whatever the collector
+tracks at that moment, so cyclic garbage made before the run (by start-up, or by earlier
+work in the same process) is kept until the block ends — in the command line, until the
+process exits. And freezing cannot be undone for some objects only: when something had
+frozen objects before the block (a host process, a caller), :func:`resume` freezes nothing
+and the block unfreezes nothing, so what the caller froze stays frozen.
 """
 
 from __future__ import annotations
@@ -50,10 +57,11 @@ def paused() -> Iterator[None]:
 
 
 def resume() -> None:
-    """Freeze what start-up built and turn the collector back on, if :func:`paused`
-    turned it off."""
+    """Freeze what start-up built (unless something is frozen already: see the module's
+    docstring) and turn the collector back on, if :func:`paused` turned it off."""
     if _State.paused:
         _State.paused = False
-        gc.freeze()
-        _State.frozen = True
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            _State.frozen = True
         gc.enable()

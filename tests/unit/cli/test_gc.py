@@ -40,6 +40,17 @@ def test_paused_then_resumed_then_as_before() -> None:
     assert gc.get_freeze_count() == frozen
 
 
+def test_what_a_caller_froze_stays_frozen() -> None:
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    with _gc.paused():
+        _gc.resume()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() == frozen
+
+
 def test_an_error_before_resume_turns_the_collector_back_on() -> None:
     with pytest.raises(RuntimeError), _gc.paused():
         raise RuntimeError
