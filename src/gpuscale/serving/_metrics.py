@@ -142,14 +142,9 @@ class Histogram:
         if not self.counts:
             self.counts = [0] * (len(self.buckets) + 1)
 
-    def observe(self, value: float, times: int = 1) -> None:
-        """Add ``value`` ``times`` times (a bucket's bound is inclusive, ``le``)."""
-        self.counts[bisect_left(self.buckets, value)] += times
-        self.sum += value * times
-        self.count += times
-
     def observe_each(self, values: list[float] | tuple[float, ...]) -> None:
-        """:meth:`observe` each value once, in order (the same sums, one call)."""
+        """Add each value once, in order (a bucket's bound is inclusive, ``le``; the sum
+        grows value by value, as one observation after another would)."""
         counts, buckets = self.counts, self.buckets
         total = self.sum
         for value in values:
@@ -159,7 +154,8 @@ class Histogram:
         self.count += len(values)
 
     def observe_all(self, pairs: tuple[tuple[float, int], ...]) -> None:
-        """:meth:`observe` each (value, times) pair, in order (the same sums, one call)."""
+        """Add each ``value`` ``times`` times, pair by pair in order (the sum grows by
+        ``value * times`` a pair)."""
         counts, buckets = self.counts, self.buckets
         total, count = self.sum, self.count
         for value, times in pairs:

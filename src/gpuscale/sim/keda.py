@@ -499,7 +499,7 @@ class ScaledObjectLoops:
             key = _hpa_key(result)
             changed = key != self._hpa_state
             self._hpa_state = key
-        decisions = _hpa_decisions(result, self.source, changed)
+        decisions = _hpa_decisions(result, self.target, changed)
         return ScaleDecision(
             replicas=result.replicas if result.rescaled else None,
             desired=result.desired_replicas,
@@ -512,12 +512,9 @@ def _hpa_key(result: ReconcileResult) -> tuple[object, ...]:
     return tuple((c.type, c.status, c.reason) for c in result.conditions)
 
 
-def _hpa_decisions(
-    result: ReconcileResult, source: ScaledObjectSource, changed: bool
-) -> tuple[Decision, ...]:
+def _hpa_decisions(result: ReconcileResult, target: str, changed: bool) -> tuple[Decision, ...]:
     if not (result.rescaled or changed):
         return ()
-    target = _target_ref(source)
     if result.rescaled:
         return (
             Decision(

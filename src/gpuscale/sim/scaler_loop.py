@@ -97,15 +97,15 @@ def _scale_view(world: World, workload: Workload) -> ScaleView:
                     available += 1
     spec = workload.spec
     return ScaleView(
-        world.engine.now,
-        spec.namespace,
-        spec.name,
-        workload.spec_replicas,
-        status,
-        ready,
-        available,
-        world.metrics,
-        world.clock_phase,
+        now_s=world.engine.now,
+        namespace=spec.namespace,
+        name=spec.name,
+        spec_replicas=workload.spec_replicas,
+        status_replicas=status,
+        ready_replicas=ready,
+        available_replicas=available,
+        metrics=world.metrics,
+        clock_phase_s=world.clock_phase,
     )
 
 
