@@ -150,7 +150,8 @@ class ArrivalWindows:
 
 _ONE_BY_ONE = 64
 """Requests served one by one after one that waits for a slot (or times out, or meets
-its replica gone), before trying the rest at once again."""
+its replica gone), before trying at once again (on that many, doubled while served
+whole)."""
 
 
 class _Ahead:
@@ -340,18 +341,25 @@ class Router(ArrivalWindows):
         first = len(self.latencies)
         for index, server in enumerate(endpoints):
             rows = np.flatnonzero(targets == index)
+            limit = rows.size
             while rows.size:
-                rows = rows[
-                    self._serve_at_once(
-                        server, rows, arrivals, service, first, latencies, inserted
-                    ) :
-                ]
-                if rows.size:
-                    # some wait or fail: these one by one, then try the rest at once again
-                    self._serve_each(
-                        server, rows[:_ONE_BY_ONE], arrivals, service, first, latencies, inserted
-                    )
-                    rows = rows[_ONE_BY_ONE:]
+                tried = rows[:limit]
+                done = self._serve_at_once(
+                    server, tried, arrivals, service, first, latencies, inserted
+                )
+                rows = rows[done:]
+                if done == tried.size:
+                    limit *= 2
+                    continue
+                # one waits or fails: the next ones one by one, then at once again on a
+                # prefix that doubles while it is served whole (the whole rest each time
+                # would cost a backlogged replica, which fails on its first row, the
+                # square of its requests)
+                self._serve_each(
+                    server, rows[:_ONE_BY_ONE], arrivals, service, first, latencies, inserted
+                )
+                rows = rows[_ONE_BY_ONE:]
+                limit = _ONE_BY_ONE
         self.latencies.frombytes(latencies.tobytes())
         ahead = self._ahead
         if ahead is not None and ahead.start == i:
