@@ -151,7 +151,11 @@ class ArrivalWindows:
 _ONE_BY_ONE = 64
 """Requests served one by one after one that waits for a slot (or times out, or meets
 its replica gone), before trying at once again (on that many, doubled while served
-whole)."""
+whole); doubled while numpy serves none between, up to :data:`_ONE_BY_ONE_MOST`."""
+
+_ONE_BY_ONE_MOST = 4096
+"""The most requests served one by one before trying at once again (what a replica's
+backlog clearing can leave to the slow path: a few milliseconds)."""
 
 
 class _Ahead:
@@ -348,7 +352,7 @@ class Router(ArrivalWindows):
         first = len(self.latencies)
         for index, server in enumerate(endpoints):
             rows = np.flatnonzero(targets == index)
-            limit = rows.size
+            limit, each = rows.size, _ONE_BY_ONE // 2
             while rows.size:
                 tried = rows[:limit]
                 done = self._serve_at_once(
@@ -358,14 +362,14 @@ class Router(ArrivalWindows):
                 if done == tried.size:
                     limit *= 2
                     continue
-                # one waits or fails: the next ones one by one, then at once again on a
-                # prefix that doubles while it is served whole (the whole rest each time
-                # would cost a backlogged replica, which fails on its first row, the
-                # square of its requests)
-                self._serve_each(
-                    server, rows[:_ONE_BY_ONE], arrivals, service, first, latencies, inserted
-                )
-                rows = rows[_ONE_BY_ONE:]
+                # one waits or fails: the next ones one by one (twice as many as last
+                # time while numpy serves none between: a backlogged replica), then at
+                # once again on a prefix that doubles while it is served whole (the whole
+                # rest each time would cost a backlogged replica, which fails on its first
+                # row, the square of its requests)
+                each = min(each * 2, _ONE_BY_ONE_MOST) if not done else _ONE_BY_ONE
+                self._serve_each(server, rows[:each], arrivals, service, first, latencies, inserted)
+                rows = rows[each:]
                 limit = _ONE_BY_ONE
         self.latencies.frombytes(latencies.tobytes())
         ahead = self._ahead
