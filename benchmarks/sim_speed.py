@@ -13,6 +13,12 @@ PromQL engine, KEDA and the HPA, every loop at its default period):
 - ``requests``: the request path alone — the week's arrivals through one ``Router`` to 3
   replicas of 32 slots, advanced and scraped (``ReplicaServer.snapshot``) every 15 s, no
   control loops; its "records" column counts the requests served.
+- ``overload``: the request path on one backlogged replica — 300 requests/s for 30 min to
+  4 slots of 1 s (a 75x overload, 60 s timeout), advanced and scraped every 15 s: nearly
+  every request waits or times out, so it is served one by one.
+- ``coldstart``: scale from zero — 100 requests/s wait at the Service 240 s for the first
+  replica (24,000 of them, handed out when it appears), then 30 min served by its 64 slots
+  of 0.1 s, advanced and scraped every 15 s.
 
 A run's time is from building the inputs to the result (the trace's reading included, the
 interpreter's start-up and imports not); CPU is the child's user + system time; peak RSS is
@@ -41,12 +47,14 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CASES = ("week", "tutorial", "day", "requests")
+CASES = ("week", "tutorial", "day", "requests", "overload", "coldstart")
 TARGETS = {
     "week": "<= 2.0 s, <= 0.2x, <= 150 MB",
     "tutorial": "<= 0.25 s",
     "day": "",
     "requests": "",
+    "overload": "",
+    "coldstart": "",
 }
 
 _CHILD = r"""
@@ -87,6 +95,43 @@ elif case == "requests":
             for server in servers:
                 server.snapshot(t, router.bounds, latencies=False)
         log = router.finish(seconds, servers)
+        result = _Result()
+        result.records = range(log.count(SERVED))
+        result.requests = {"r": log}
+        return None, result
+elif case in ("overload", "coldstart"):
+    import numpy as np
+    from gpuscale.sim.load import TraceSource
+    from gpuscale.sim.requests import SERVED, Router
+    from gpuscale.sim.specs import RequestCapacity
+    from gpuscale.sim.traces import Trace
+
+    class _Result:
+        records = ()
+        events = 0
+
+    def work():
+        seconds = 1800.0
+        if case == "overload":
+            rate, cold = 300.0, 0.0
+            capacity = RequestCapacity(concurrency=4, service_time_s=1.0, timeout_s=60.0)
+        else:
+            rate, cold = 100.0, 240.0
+            capacity = RequestCapacity(concurrency=64, service_time_s=0.1, timeout_s=300.0)
+        count = int(rate * (cold + seconds))
+        tokens = np.zeros(count, dtype=np.int64)
+        trace = Trace(np.arange(count) / rate, tokens, tokens, has_tokens=False)
+        router = Router(TraceSource(trace), capacity, buckets=(0.5, 1.0, 2.0, 5.0, 10.0),
+                        seed=1, track_busy=False)
+        router.advance(cold)  # before the first replica: every arrival waits at the Service
+        server = router.new_server("r0", cold)
+        router.add_endpoint(server, cold)
+        t = cold
+        while t < cold + seconds:
+            t += 15.0
+            router.advance(t)
+            server.snapshot(t, router.bounds, latencies=False)
+        log = router.finish(t, [server])
         result = _Result()
         result.records = range(log.count(SERVED))
         result.requests = {"r": log}

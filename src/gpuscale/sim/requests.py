@@ -150,7 +150,12 @@ class ArrivalWindows:
 
 _ONE_BY_ONE = 64
 """Requests served one by one after one that waits for a slot (or times out, or meets
-its replica gone), before trying the rest at once again."""
+its replica gone), before trying at once again (on that many, doubled while served
+whole); doubled while numpy serves none between, up to :data:`_ONE_BY_ONE_MOST`."""
+
+_ONE_BY_ONE_MOST = 4096
+"""The most requests served one by one before trying at once again (what a replica's
+backlog clearing can leave to the slow path: a few milliseconds)."""
 
 
 class _Ahead:
@@ -319,39 +324,53 @@ class Router(ArrivalWindows):
             self.exceptions[index] = outcome
         return index
 
+    def _route(self, n: int, draws: npt.NDArray[np.float64] | None = None) -> npt.NDArray[np.intp]:
+        """The endpoint (position) each of the next ``n`` requests goes to: in turn, else
+        uniformly at random by ``draws`` (fresh ones if not given)."""
+        count = len(self.endpoints)
+        if self._round_robin:
+            targets = (self._rr + np.arange(n, dtype=np.intp)) % count
+            self._rr += n
+            return targets
+        if draws is None:
+            draws = self._rng.random(n)
+        return (draws * count).astype(np.intp)
+
     def _dispatch(self, i: int, j: int) -> None:
         # Requests are logged in arrival order, so a request's log index is its position.
         self._dispatched += j - i
         endpoints = self.endpoints
-        count = len(endpoints)
-        if count == 0:
+        if not endpoints:
             self.waiting.extend(
                 zip(self._times[i:j].tolist(), self._service[i:j].tolist(), strict=True)
             )
             return
-        if self._round_robin:
-            targets = (self._rr + np.arange(j - i)) % count
-            self._rr += j - i
-        else:
-            targets = (self._draws[i:j] * count).astype(np.intp)
+        targets = self._route(j - i, self._draws[i:j])
         arrivals, service = self._times[i:j], self._service[i:j]
         latencies = np.full(j - i, math.nan)
         inserted = np.full(j - i, math.nan)
         first = len(self.latencies)
         for index, server in enumerate(endpoints):
             rows = np.flatnonzero(targets == index)
+            limit, each = rows.size, _ONE_BY_ONE // 2
             while rows.size:
-                rows = rows[
-                    self._serve_at_once(
-                        server, rows, arrivals, service, first, latencies, inserted
-                    ) :
-                ]
-                if rows.size:
-                    # some wait or fail: these one by one, then try the rest at once again
-                    self._serve_each(
-                        server, rows[:_ONE_BY_ONE], arrivals, service, first, latencies, inserted
-                    )
-                    rows = rows[_ONE_BY_ONE:]
+                tried = rows[:limit]
+                done = self._serve_at_once(
+                    server, tried, arrivals, service, first, latencies, inserted
+                )
+                rows = rows[done:]
+                if done == tried.size:
+                    limit *= 2
+                    continue
+                # one waits or fails: the next ones one by one (twice as many as last
+                # time while numpy serves none between: a backlogged replica), then at
+                # once again on a prefix that doubles while it is served whole (the whole
+                # rest each time would cost a backlogged replica, which fails on its first
+                # row, the square of its requests)
+                each = min(each * 2, _ONE_BY_ONE_MOST) if not done else _ONE_BY_ONE
+                self._serve_each(server, rows[:each], arrivals, service, first, latencies, inserted)
+                rows = rows[each:]
+                limit = _ONE_BY_ONE
         self.latencies.frombytes(latencies.tobytes())
         ahead = self._ahead
         if ahead is not None and ahead.start == i:
@@ -419,8 +438,11 @@ class Router(ArrivalWindows):
         first: int,
         latencies: npt.NDArray[np.float64],
         inserted: npt.NDArray[np.float64],
+        at: float | None = None,
     ) -> None:
-        """Serve ``server``'s requests of the window one by one (the model itself)."""
+        """Serve ``server``'s requests (``rows`` of the columns, in arrival order) one by
+        one (the model itself). They reach it when sent, or all ``at`` that time when they
+        waited at the Service for a replica."""
         timeout = self.capacity.timeout_s
         exceptions = self.exceptions
         free, gone = server.free, server.gone_at
@@ -434,14 +456,16 @@ class Router(ArrivalWindows):
         ended: list[float] = []
         taken: list[int] = []
         put: list[float] = []
-        for row, arrival, work in zip(
-            rows.tolist(), arrivals[rows].tolist(), service[rows].tolist(), strict=True
+        sent = arrivals[rows].tolist()
+        reach = sent if at is None else [at] * len(sent)
+        for row, arrival, there, work in zip(
+            rows.tolist(), sent, reach, service[rows].tolist(), strict=True
         ):
-            if arrival >= gone:
+            if there >= gone:
                 exceptions[first + row] = DROPPED
                 continue
             earliest = free[0]
-            start = arrival if arrival > earliest else earliest
+            start = there if there > earliest else earliest
             deadline = arrival + timeout
             if start >= deadline:
                 exceptions[first + row] = TIMED_OUT
@@ -477,42 +501,25 @@ class Router(ArrivalWindows):
             )
 
     def _offer_waiting(self, now: float) -> None:
-        timeout = self.capacity.timeout_s
+        """Hand out the requests waiting at the Service (a replica just appeared): those
+        whose client gave up by ``now`` time out; the rest are routed as arrivals are and
+        reach their replica at ``now``."""
         waiting, self.waiting = self.waiting, deque()
-        count = len(self.endpoints)
-        for arrival, service in waiting:
-            deadline = arrival + timeout
-            if now >= deadline:
-                self._log(math.nan, TIMED_OUT)
-                continue
-            if self._round_robin:
-                server = self.endpoints[self._rr % count]
-                self._rr += 1
-            else:
-                server = self.endpoints[int(self._rng.random() * count)]
-            free = server.free
-            start = max(now, free[0])
-            if start >= deadline:
-                self._log(math.nan, TIMED_OUT)
-                continue
-            end = start + service
-            if end > deadline:
-                heapq.heapreplace(free, deadline)
-                if self._track_busy:
-                    server.busy.append((deadline, start, arrival, -1))
-                self._log(math.nan, TIMED_OUT)
-                continue
-            heapq.heapreplace(free, end)
-            index = self._log(end - arrival, SERVED)
-            server.add(
-                np.array([arrival]),
-                np.array([start]),
-                np.array([end]),
-                np.array([index]),
-                np.array([end - arrival]),
+        arrivals = np.fromiter((a for a, _ in waiting), dtype=np.float64, count=len(waiting))
+        service = np.fromiter((s for _, s in waiting), dtype=np.float64, count=len(waiting))
+        first = len(self.latencies)
+        latencies = np.full(len(waiting), math.nan)
+        gave_up = now >= arrivals + self.capacity.timeout_s
+        for row in np.flatnonzero(gave_up).tolist():
+            self.exceptions[first + row] = TIMED_OUT
+        live = np.flatnonzero(~gave_up)
+        targets = self._route(live.size)
+        inserted = np.empty(len(waiting))
+        for index, server in enumerate(self.endpoints):
+            self._serve_each(
+                server, live[targets == index], arrivals, service, first, latencies, inserted, now
             )
-            if self._track_busy:
-                server.busy.append((end, start, arrival, index))
+        self.latencies.frombytes(latencies.tobytes())
 
     def new_server(self, name: str, start: float) -> ReplicaServer:
         """The queue and slots of a replica that serves from ``start``."""
