@@ -874,7 +874,8 @@ class TuneSpec(_Model):
     min_replicas: _CountRange | None = None
     """minReplicaCount; default 0 (scale to zero) to one above the current value."""
     max_replicas: _CountRange | None = None
-    """maxReplicaCount; default from half the current value to what the GPU pool holds."""
+    """maxReplicaCount; default 1 to twice the current value, at most twice what the pools
+    hold (above what they hold, the recommendation raises the GPU pool's ``max_nodes``)."""
     polling_interval: _DelayRange | None = None
     """pollingInterval; default 5s to 1m (or the current value if longer)."""
     cooldown: _DelayRange | None = None
