@@ -418,6 +418,7 @@ def execute(
             if space.gpu_max_nodes(chosen["recommended"]) != space.gpu_pool_max
             else None,
         )
+        sys.stderr.write(f"gpuscale: wrote {', '.join(written['write'])}\n")
     if report is not None:
         from gpuscale.cli._tune_report import write_tune_report  # noqa: PLC0415
 

@@ -2,11 +2,12 @@
 user's own files.
 
 Each file that holds the tuned ScaledObject (and the profile, when the GPU pool's
-``min_nodes`` changes) is read with ruamel.yaml's round-trip loader, which keeps
+``min_nodes`` or ``max_nodes`` changes) is read with ruamel.yaml's round-trip loader, which keeps
 comments, key order and quoting; only the tuned keys are set (a quoted threshold stays
 quoted, a new string is written quoted so YAML does not read it as a number), and the
-file is written under ``DIR`` with its own name, whole or not at all. ``diff -r`` between
-the user's folder and ``DIR`` then shows exactly the tuned keys.
+file is written under ``DIR`` with its own name, whole or not at all (files with no tuned
+key are not copied). ``diff`` between a user's file and its namesake in ``DIR`` then shows
+exactly the tuned keys.
 """
 
 from __future__ import annotations

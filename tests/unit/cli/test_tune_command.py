@@ -58,6 +58,20 @@ def test_same_seed_same_recommendation(
     assert bound <= rows["recommended"]["dollars"]
 
 
+def test_the_text_output_names_the_files_written(
+    system: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, trace = system
+    out = tmp_path / "tuned"
+    args = ["tune", str(folder), "--trace", str(trace), "--slo", "late<=1%", "--trials", "12"]
+    assert main([*args, "--write", str(out)]) == 0
+    err = capsys.readouterr().err
+    written = sorted(str(p) for p in out.iterdir())
+    assert written, "the recommendation changes something on this trace"
+    line = next(x for x in err.splitlines() if x.startswith("gpuscale: wrote "))
+    assert sorted(line.removeprefix("gpuscale: wrote ").split(", ")) == written
+
+
 def test_jobs_run_in_processes_and_a_batch_size_is_deterministic(
     system: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -78,6 +92,8 @@ def test_write_changes_only_the_tuned_keys(
     )
     assert page.read_text().count("data:image/png;base64,") == 3
     assert document["written"]["report"] == str(page)
+    # Only the files the recommendation changes are written, and the JSON names them.
+    assert sorted(document["written"]["write"]) == sorted(str(p) for p in out.iterdir())
     edits = document["recommended"]["edits"]
     assert edits, "the recommendation changes something on this trace"
     before = (folder / "resources.yaml").read_text().splitlines()
