@@ -44,11 +44,13 @@ def test_what_a_caller_froze_stays_frozen() -> None:
     gc.freeze()
     frozen = gc.get_freeze_count()
     assert frozen > 0
+    # Frozen objects can still be freed (the count only falls); none is added by resume,
+    # and the block unfreezes none (the count would be 0).
     with _gc.paused():
         _gc.resume()
         assert gc.isenabled()
-        assert gc.get_freeze_count() == frozen
-    assert gc.get_freeze_count() == frozen
+        assert 0 < gc.get_freeze_count() <= frozen
+    assert 0 < gc.get_freeze_count() <= frozen
 
 
 def test_an_error_before_resume_turns_the_collector_back_on() -> None:
