@@ -52,7 +52,8 @@ def tune_command(
             "--slo",
             metavar="SLO",
             help="An objective, e.g. 'late<=1%', 'failed==0', 'latency_p99<=20s', "
-            "'pending_p99<=10m'; repeat for several (all must hold).",
+            "'pending_p99<=10m', and for a serving.kind vllm workload 'ttft_p95<=2s', "
+            "'itl_p99<=100ms'; repeat for several (all must hold).",
             show_default=False,
         ),
     ],

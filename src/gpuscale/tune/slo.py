@@ -57,7 +57,7 @@ _SHARES = ("late", "failed")
 _PERCENTILES = ("latency", "ttft", "itl", "pending")
 NEEDS_SERVING = ("ttft", "itl")
 """Measures only the vLLM serving model has."""
-_EXAMPLES = "late<=1%, failed==0, latency_p99<=20s, pending_p99<=10m"
+_EXAMPLES = "late<=1%, failed==0, latency_p99<=20s, pending_p99<=10m, ttft_p95<=2s, itl_p99<=100ms"
 
 
 @dataclass(frozen=True, slots=True)
