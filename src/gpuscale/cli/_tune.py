@@ -10,6 +10,7 @@ before anything is printed. Exit codes: 0 done (a missed SLO is reported, not an
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import re
@@ -50,7 +51,7 @@ from gpuscale.tune.space import (
     edits,
     workload_pools,
 )
-from gpuscale.tune.study import StudyResult, run_study
+from gpuscale.tune.study import Fingerprint, StudyResult, run_study
 
 __all__ = ["execute"]
 
@@ -360,6 +361,21 @@ def execute(
             ray_address=ray_address,
             progress=bar,
             first=_first(space, keda_default_settings(searched, sim_workload)),
+            fingerprint=_fingerprint(
+                ready,
+                space,
+                trace=trace,
+                options={
+                    "--workload": name,
+                    "--namespace": namespace,
+                    "--trace-format": trace_format,
+                    "--speedup": f"{speedup:g}",
+                    "--until": until or "one pass",
+                    "--holdout": holdout.strip() if holdout else "none",
+                    "--slo": ", ".join(sorted(s.text for s in parsed)),
+                    "--seed": str(seed),
+                },
+            ),
         )
     except KeyboardInterrupt:
         bar.close()
@@ -497,6 +513,31 @@ def _first(space: Space, defaults: Settings | None) -> dict[str, Settings]:
     return {"your config": space.current} | (
         {} if defaults is None else {"KEDA defaults": defaults}
     )
+
+
+def _digest(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(repr(value).encode()).hexdigest()
+
+
+def _fingerprint(
+    ready: Prepared, space: Space, *, trace: Path, options: dict[str, str]
+) -> Fingerprint:
+    """What defines the study's objective (docs/commands/tune.md, ``--study``): the
+    manifests and the profile as read (not their files' names, order or comments), the
+    trace file's bytes, the search space, and the options that shape the tuning part, the
+    SLOs and the simulations. ``--seed`` is one: it seeds every simulation, so a trial run
+    with another seed measures another run. ``--validate-trace``, ``--trials`` and
+    ``--jobs`` are not: they change no trial's outcome."""
+    bodies = sorted(json.dumps(m.body, sort_keys=True, default=str) for m in ready.loaded)
+    with trace.open("rb") as handle:
+        trace_digest = "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
+    return {
+        "the manifests": _digest(bodies),
+        "the profile": _digest(ready.profile.model_dump_json()),
+        "--trace": trace_digest,
+        "the search space": _digest(space.describe()),
+        **options,
+    }
 
 
 def _storage(study: str | None) -> str | None:
