@@ -4,7 +4,8 @@ does (:func:`gpuscale.cli._simulate.prepare`), derive the search space, run the 
 the validation trace or holdout, compute the two references, and print the table
 (``-o json``: everything). ``--write`` and ``--report`` write files whole or not at all,
 before anything is printed. Exit codes: 0 done (a missed SLO is reported, not an error),
-2 bad input, 130 interrupted (the finished trials stay in ``--study``).
+2 bad input (a ``--study`` made from other inputs too), 1 a ``--study`` database that
+does not answer, 130 interrupted (the finished trials stay in ``--study``).
 """
 
 from __future__ import annotations
