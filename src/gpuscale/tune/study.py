@@ -23,6 +23,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import multiprocessing
+import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -149,8 +150,9 @@ def _constraints(trial: optuna.trial.FrozenTrial) -> Sequence[float]:
 
 
 def _shown(storage: str) -> str:
-    """The ``--study`` a storage URL came from: a SQLite file's path, else the URL."""
-    return storage.removeprefix("sqlite:///")
+    """The ``--study`` a storage URL came from, for messages: a SQLite file's path, else
+    the URL with its password masked."""
+    return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", storage.removeprefix("sqlite:///"))
 
 
 def _open(storage: str | None) -> optuna.storages.BaseStorage | None:
@@ -165,10 +167,10 @@ def _open(storage: str | None) -> optuna.storages.BaseStorage | None:
     try:
         return optuna.storages.RDBStorage(storage)
     except ImportError as error:
-        module = getattr(error.__cause__, "name", None) or "its driver"
-        package = _DRIVERS.get(module, module)
+        module = getattr(error.__cause__, "name", None)
+        package = _DRIVERS.get(module, module) if module else "the URL's database driver"
         raise InputError(
-            f"the database driver {module} is not installed",
+            f"the database driver {module or ''} is not installed",
             where=where,
             fix=f"pip install '{package}', or give a SQLite file",
         ) from None

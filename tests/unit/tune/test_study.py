@@ -167,6 +167,8 @@ def test_a_database_that_does_not_answer_is_an_outside_failure(
 
     monkeypatch.setattr(optuna.storages, "RDBStorage", refused)
     with pytest.raises(UnavailableError) as failed:
-        _run(problem, "postgresql://nobody@127.0.0.1:1/x", _MADE, 1)
+        _run(problem, "postgresql://bob:hunter2@127.0.0.1:1/x", _MADE, 1)
     assert failed.value.exit_code == 1
-    assert "cannot reach the database: connection refused" in str(failed.value)
+    assert str(failed.value).startswith(
+        "--study postgresql://bob:***@127.0.0.1:1/x: cannot reach the database: connection refused"
+    )
