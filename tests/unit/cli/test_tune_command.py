@@ -294,7 +294,7 @@ def test_a_study_resumed_with_another_slo_or_trace_is_refused(
 ) -> None:
     folder, trace = system
     db = tmp_path / "tune.db"
-    study = ["--trials", "2", "--front-trials", "0", "--study", str(db)]
+    study = ["--trials", "2", "--front-trials", "0", "--study", str(db), "--until", "10m"]
     _tune(capsys, folder, trace, *study)
     before = db.read_bytes()
     shorter = tmp_path / "shorter.csv"
@@ -310,6 +310,7 @@ def test_a_study_resumed_with_another_slo_or_trace_is_refused(
     ]
     assert "Traceback" not in err
     assert db.read_bytes() == before
-    again = _tune(capsys, folder, trace, *study[:1], "3", *study[2:])  # the same inputs
+    # The same inputs, --until written another way: resumed.
+    again = _tune(capsys, folder, trace, "--trials", "3", *study[2:-1], "600s")
     assert again["resumed_trials"] == 2
     assert again["trials"] == 3
