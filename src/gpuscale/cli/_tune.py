@@ -4,12 +4,14 @@ does (:func:`gpuscale.cli._simulate.prepare`), derive the search space, run the 
 the validation trace or holdout, compute the two references, and print the table
 (``-o json``: everything). ``--write`` and ``--report`` write files whole or not at all,
 before anything is printed. Exit codes: 0 done (a missed SLO is reported, not an error),
-2 bad input, 130 interrupted (the finished trials stay in ``--study``).
+2 bad input (a ``--study`` made from other inputs too), 1 a ``--study`` database that
+does not answer, 130 interrupted (the finished trials stay in ``--study``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import re
@@ -50,7 +52,7 @@ from gpuscale.tune.space import (
     edits,
     workload_pools,
 )
-from gpuscale.tune.study import StudyResult, run_study
+from gpuscale.tune.study import Fingerprint, StudyResult, run_study
 
 __all__ = ["execute"]
 
@@ -360,6 +362,21 @@ def execute(
             ray_address=ray_address,
             progress=bar,
             first=_first(space, keda_default_settings(searched, sim_workload)),
+            fingerprint=_fingerprint(
+                ready,
+                space,
+                trace=trace,
+                options={
+                    "--workload": name,
+                    "--namespace": namespace,
+                    "--trace-format": trace_format,
+                    "--speedup": f"{speedup:g}",
+                    "--until": "one pass" if until is None else format_duration(ready.horizon),
+                    "--holdout": "none" if share is None else f"{share * 100:g}%",
+                    "--slo": ", ".join(sorted(s.text for s in parsed)),
+                    "--seed": str(seed),
+                },
+            ),
         )
     except KeyboardInterrupt:
         bar.close()
@@ -498,6 +515,31 @@ def _first(space: Space, defaults: Settings | None) -> dict[str, Settings]:
     return {"your config": space.current} | (
         {} if defaults is None else {"KEDA defaults": defaults}
     )
+
+
+def _digest(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(repr(value).encode()).hexdigest()
+
+
+def _fingerprint(
+    ready: Prepared, space: Space, *, trace: Path, options: dict[str, str]
+) -> Fingerprint:
+    """What defines the study's objective (docs/commands/tune.md, ``--study``): the
+    manifests and the profile as read (not their files' names, order or comments), the
+    trace file's bytes, the search space, and the options that shape the tuning part, the
+    SLOs and the simulations. ``--seed`` is one: it seeds every simulation, so a trial run
+    with another seed measures another run. ``--validate-trace``, ``--trials`` and
+    ``--jobs`` are not: they change no trial's outcome."""
+    bodies = sorted(json.dumps(m.body, sort_keys=True, default=str) for m in ready.loaded)
+    with trace.open("rb") as handle:
+        trace_digest = "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
+    return {
+        "the manifests": _digest(bodies),
+        "the profile": _digest(ready.profile.model_dump_json()),
+        "--trace": trace_digest,
+        "the search space": _digest(space.describe()),
+        **options,
+    }
 
 
 def _storage(study: str | None) -> str | None:

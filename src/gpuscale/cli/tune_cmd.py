@@ -103,7 +103,7 @@ def tune_command(
             "--study",
             metavar="FILE|URL",
             help="SQLite file keeping the study (or a database URL such as postgresql://...): "
-            "run again to resume it (after Ctrl-C too).",
+            "run again to resume it (after Ctrl-C too); refused with other inputs.",
             show_default=False,
         ),
     ] = None,

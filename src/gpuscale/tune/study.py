@@ -6,7 +6,10 @@ processes, or Ray tasks with ``ray_address``) and tells Optuna the results in th
 order it asked, so a study is the same for a seed and a batch size however the workers
 are scheduled. Optuna's storage (SQLite with ``--study``, or any database URL) holds
 every finished trial as soon as it is told: a study stopped by Ctrl-C or a crash
-resumes from them, the trials it was running marked failed and asked again.
+resumes from them, the trials it was running marked failed and asked again. A stored
+study records the fingerprint of the inputs that define its objective when it is created
+and refuses to resume with others (:func:`_same_inputs`), so that its trials are never
+mixed with those of another workload, trace or SLO.
 
 The samplers: TPE with the SLOs as a constraint (``constraints_func``: the largest
 relative excess over an SLO bound, feasible at <= 0) finds the cheapest configuration;
@@ -20,6 +23,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import multiprocessing
+import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,14 +31,29 @@ from typing import Any, Literal
 
 import optuna
 
-from gpuscale.errors import InputError
+from gpuscale.errors import InputError, UnavailableError
 from gpuscale.tune.objective import InvalidCandidateError, Outcome, TuneProblem, evaluate
 from gpuscale.tune.space import Settings, Space
 
-__all__ = ["Progress", "StudyResult", "TrialRecord", "run_study"]
+__all__ = ["Fingerprint", "Progress", "StudyResult", "TrialRecord", "run_study"]
 
 Progress = Callable[[int, int, float | None], None]
 """Called after each trial: (finished trials, wanted trials, best feasible dollars)."""
+
+Fingerprint = Mapping[str, str]
+"""What defines a study's objective, by the name the user knows it by (``--slo``,
+``manifests``): a value to show (``late<=1%``) or a digest (``sha256:...``)."""
+
+_FINGERPRINT = "fingerprint"
+"""The study's user attribute that holds its :data:`Fingerprint`."""
+
+_DRIVERS = {
+    "psycopg": "psycopg[binary]",
+    "psycopg2": "psycopg2-binary",
+    "MySQLdb": "mysqlclient",
+    "pymysql": "PyMySQL",
+}
+"""A database driver's module -> the package that installs it."""
 
 _PROBLEM: TuneProblem | None = None
 
@@ -130,15 +149,130 @@ def _constraints(trial: optuna.trial.FrozenTrial) -> Sequence[float]:
     return [float(trial.user_attrs.get("excess", 1.0))]
 
 
-def _studies(storage: str | None, name: str, seed: int) -> tuple[optuna.Study, optuna.Study]:
+def _shown(storage: str) -> str:
+    """The ``--study`` a storage URL came from, for messages: a SQLite file's path, else
+    the URL with its password masked."""
+    return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", storage.removeprefix("sqlite:///"))
+
+
+def _open(storage: str | None) -> optuna.storages.BaseStorage | None:
+    """Optuna's storage for a database URL, its failures as one line: a missing driver
+    or a file that is no database is bad input; a database server that does not answer
+    is an outside service that failed."""
+    if storage is None:
+        return None
+    import sqlalchemy.exc  # noqa: PLC0415 - Optuna's own dependency, needed only here
+
+    where = f"--study {_shown(storage)}"
+    try:
+        return optuna.storages.RDBStorage(storage)
+    except ImportError as error:
+        module = getattr(error.__cause__, "name", None)
+        package = _DRIVERS.get(module, module) if module else "the URL's database driver"
+        raise InputError(
+            f"the database driver {module or ''} is not installed",
+            where=where,
+            fix=f"pip install '{package}', or give a SQLite file",
+        ) from None
+    except sqlalchemy.exc.ArgumentError as error:
+        raise InputError(
+            f"not a database URL SQLAlchemy knows ({error})",
+            where=where,
+            fix="give a SQLite file, or a URL such as postgresql://user@host/db",
+        ) from None
+    except sqlalchemy.exc.OperationalError as error:
+        if storage.startswith("sqlite:"):
+            raise InputError(
+                f"cannot open the SQLite file: {error.orig}",
+                where=where,
+                fix="give a file you can write, or a new one",
+            ) from None
+        raise UnavailableError(
+            f"cannot reach the database: {error.orig}",
+            where=where,
+            fix="start the database or correct the URL, or give a SQLite file",
+        ) from None
+    except sqlalchemy.exc.DatabaseError as error:
+        raise InputError(
+            f"not a study's database: {error.orig}",
+            where=where,
+            fix="give a new --study file, or the one the study was kept in",
+        ) from None
+    except RuntimeError as error:  # a schema of another Optuna version
+        raise InputError(
+            str(error).split(". ")[0],
+            where=where,
+            fix=f"optuna storage upgrade --storage {storage}, or give a new --study file",
+        ) from None
+
+
+def _same_inputs(
+    storage: optuna.storages.BaseStorage, names: Sequence[str], fingerprint: Fingerprint, where: str
+) -> None:
+    """Refuse a stored study made from other inputs, before anything is written to it;
+    one stored before fingerprints were recorded is refused once it holds trials, as its
+    inputs cannot be told."""
+    for name in names:
+        try:
+            study_id = storage.get_study_id_from_name(name)
+        except KeyError:
+            continue
+        recorded = storage.get_study_user_attrs(study_id).get(_FINGERPRINT)
+        if recorded is None:
+            if storage.get_all_trials(study_id, deepcopy=False):
+                raise InputError(
+                    "the study does not record the inputs it was made from (an older "
+                    "gpuscale kept it), so its trials cannot be told to be this search's",
+                    where=where,
+                    fix="give a new --study file",
+                )
+            continue
+        differ = [
+            key for key in {**recorded, **fingerprint} if recorded.get(key) != fingerprint.get(key)
+        ]
+        if differ:
+            raise InputError(
+                "the study was made from other inputs: "
+                + ", ".join(
+                    _difference(key, recorded.get(key), fingerprint.get(key)) for key in differ
+                ),
+                where=where,
+                fix="give a new --study file, or run with the inputs the study was made from",
+            )
+
+
+def _difference(key: str, then: str | None, now: str | None) -> str:
+    """``--slo (late<=1% then, late<=2% now)``; a digest is named, not shown."""
+    if any(v is None or v.startswith("sha256:") for v in (then, now)):
+        return key
+    return f"{key} ({then} then, {now} now)"
+
+
+def _studies(
+    storage: str | optuna.storages.BaseStorage | None,
+    name: str,
+    seed: int,
+    fingerprint: Fingerprint | None = None,
+) -> tuple[optuna.Study, optuna.Study]:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    opened = _open(storage) if isinstance(storage, str) else storage
+    if opened is not None and fingerprint is not None:
+        assert isinstance(storage, str)
+        _same_inputs(opened, (name, f"{name}-front"), fingerprint, f"--study {_shown(storage)}")
     with warnings.catch_warnings():
         # multivariate TPE and constraints_func are marked experimental in Optuna 4.
         warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        return _create(storage, name, seed)
+        studies = _create(opened, name, seed)
+    if fingerprint is not None:
+        for study in studies:
+            if _FINGERPRINT not in study.user_attrs:
+                study.set_user_attr(_FINGERPRINT, dict(fingerprint))
+    return studies
 
 
-def _create(storage: str | None, name: str, seed: int) -> tuple[optuna.Study, optuna.Study]:
+def _create(
+    storage: optuna.storages.BaseStorage | None, name: str, seed: int
+) -> tuple[optuna.Study, optuna.Study]:
     tpe = optuna.create_study(
         storage=storage,
         study_name=name,
@@ -255,12 +389,15 @@ def run_study(
     ray_address: str | None = None,
     progress: Progress | None = None,
     first: Mapping[str, Settings] | None = None,
+    fingerprint: Fingerprint | None = None,
 ) -> StudyResult:
     """Run (or resume) the study until it has ``trials`` finished TPE trials and
     ``front_trials`` NSGA-II ones; ``jobs`` trials at a time. The TPE study tries
     ``first`` (label -> configuration, e.g. the user's own) before it samples, so that
-    the best feasible trial never costs more than one of them that meets the SLOs."""
-    tpe, front = _studies(storage, name, seed)
+    the best feasible trial never costs more than one of them that meets the SLOs.
+    ``fingerprint`` is recorded in a new stored study, and a stored study with another
+    is refused (:class:`InputError`) before anything is written to it."""
+    tpe, front = _studies(storage, name, seed, fingerprint)
     for study in (tpe, front):
         _fail_stale(study)
     _enqueue(tpe, problem.space, first or {})

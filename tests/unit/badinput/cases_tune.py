@@ -73,3 +73,18 @@ CASES = [
         ("no ScaledObject scales go-from-configmap",),
     ),
 ]
+
+CASES += [
+    Bad(
+        "tune-study-not-a-database",
+        (*_RUN, "--slo", "late<=1%", "--study", "{d}/junk.db"),
+        {**_FILES, "junk.db": "not a database\n"},
+        ("--study", "junk.db", "not a study's database"),
+    ),
+    Bad(
+        "tune-study-unknown-database-url",
+        (*_RUN, "--slo", "late<=1%", "--study", "nosuchdb://x/y"),
+        _FILES,
+        ("--study nosuchdb://x/y", "not a database URL"),
+    ),
+]

@@ -303,3 +303,30 @@ def test_a_validation_miss_says_when_the_run_held_its_starting_replicas() -> Non
     assert "held the 8 replicas the part starts with" in _held(held)
     scaled = dataclasses.replace(held, replica_changes=2, timeline=((0.0, 8, 8), (60.0, 9, 8)))
     assert _held(scaled) == ""
+
+
+def test_a_study_resumed_with_another_slo_or_trace_is_refused(
+    system: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, trace = system
+    db = tmp_path / "tune.db"
+    study = ["--trials", "2", "--front-trials", "0", "--study", str(db), "--until", "10m"]
+    _tune(capsys, folder, trace, *study)
+    before = db.read_bytes()
+    shorter = tmp_path / "shorter.csv"
+    shorter.write_text("".join(trace.read_text().splitlines(keepends=True)[:-3]))
+    args = ["tune", str(folder), "--trace", str(shorter), "--slo", "late<=5%", *study]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("gpuscale: error:")]
+    assert errors == [
+        f"gpuscale: error: --study {db}: the study was made from other inputs: --trace, "
+        "--slo (late<=1% then, late<=5% now) (fix: give a new --study file, or run with "
+        "the inputs the study was made from)"
+    ]
+    assert "Traceback" not in err
+    assert db.read_bytes() == before
+    # The same inputs, --until written another way: resumed.
+    again = _tune(capsys, folder, trace, "--trials", "3", *study[2:-1], "600s")
+    assert again["resumed_trials"] == 2
+    assert again["trials"] == 3
