@@ -857,6 +857,8 @@ TUNABLE: tuple[str, ...] = typing.get_args(Tunable)
 """Every :data:`Tunable`, in the order the search proposes them."""
 
 _NumberRange = tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]
+_ThresholdRange = tuple[Annotated[float, Field(gt=0)], Annotated[float, Field(gt=0)]]
+"""KEDA's webhook refuses a threshold of 0 or less; above 0, the log scale holds."""
 _CountRange = tuple[Annotated[int, Field(ge=0, le=1000)], Annotated[int, Field(ge=0, le=1000)]]
 _DelayRange = tuple[Delay, Delay]
 
@@ -866,9 +868,9 @@ class TuneSpec(_Model):
     ``[low, high]``, both included; unset, it is derived from the ScaledObject and the
     profile as written there."""
 
-    threshold: _NumberRange | None = None
-    """The trigger's threshold; default a quarter to four times its current value (log
-    scale)."""
+    threshold: _ThresholdRange | None = None
+    """The trigger's threshold, both bounds above 0 (KEDA refuses a threshold of 0 or
+    less); default a quarter to four times its current value; searched on a log scale."""
     activation_threshold: _NumberRange | None = None
     """The trigger's activationThreshold; default 0 to the current threshold."""
     min_replicas: _CountRange | None = None
@@ -902,8 +904,16 @@ class TuneSpec(_Model):
         for name in type(self).model_fields:
             value = getattr(self, name)
             if name != "keep" and value is not None and value[0] > value[1]:
+                a, b = (f"{v:g}" for v in value)
+                raise ValueError(f"{name}: low {a} is above high {b} — write [{b}, {a}]")
+        if self.min_replicas is not None and self.max_replicas is not None:
+            low, high = self.min_replicas[0], self.max_replicas[1]
+            if low > high:
                 raise ValueError(
-                    f"{name}: low {value[0]:g} is above high {value[1]:g} — write [low, high]"
+                    f"min_replicas: low {low} is above tune.max_replicas high {high}, so no "
+                    "maxReplicaCount of the search is at least its minReplicaCount — "
+                    f"lower tune.min_replicas' low to at most {high}, or raise "
+                    f"tune.max_replicas' high to at least {low}"
                 )
         return self
 
