@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from gpuscale.errors import ManifestError, ProfileError
+from gpuscale.kube import format_duration
 from gpuscale.manifests import KeyPath, Location, format_path, nearest_location, parse_yaml
 from gpuscale.profile._model import Profile, _admits, _seconds
 
@@ -125,8 +126,15 @@ def _convert(
             f"{_shown(error.get('input'))}",
             "write e.g. workloads: {web: {startup_time: 2m, concurrency: 4}}",
         )
-    if kind in ("greater_than", "greater_than_equal") and _is_duration(path):
-        bound = "longer than 0s" if kind == "greater_than" else "0s or longer"
+    words = {
+        "greater_than": "longer than {}",
+        "greater_than_equal": "{} or longer",
+        "less_than": "shorter than {}",
+        "less_than_equal": "{} or shorter",
+    }
+    if kind in words and _is_duration(path):
+        limit = next(iter((error.get("ctx") or {"": 0}).values()))
+        bound = words[kind].format(format_duration(float(limit)))
         return (
             where,
             f"{name}: must be {bound}, got {_shown(error.get('input'))}",
@@ -256,7 +264,10 @@ def _value(body: Any, path: KeyPath) -> Any:
 
 
 def _is_duration(path: KeyPath) -> bool:
-    """Whether the field at ``path`` holds a duration (``Delay``/``Period``)."""
+    """Whether the field at ``path`` holds a duration (``Delay``/``Period``), or is a
+    range (``tune.cooldown[0]``) of them."""
+    while path and isinstance(path[-1], int) and path[0] == "tune":
+        path = path[:-1]
     if not path or not isinstance(path[-1], str):
         return False
     parent = _model_at(path[:-1])

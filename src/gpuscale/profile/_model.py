@@ -860,7 +860,28 @@ _NumberRange = tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)
 _ThresholdRange = tuple[Annotated[float, Field(gt=0)], Annotated[float, Field(gt=0)]]
 """KEDA's webhook refuses a threshold of 0 or less; above 0, the log scale holds."""
 _CountRange = tuple[Annotated[int, Field(ge=0, le=1000)], Annotated[int, Field(ge=0, le=1000)]]
-_DelayRange = tuple[Delay, Delay]
+_PositiveCount = Annotated[int, Field(ge=1, le=1000)]
+_PositiveCountRange = tuple[_PositiveCount, _PositiveCount]
+"""maxReplicaCount and a Pods policy's value: the HPA refuses 0."""
+
+
+def _whole_seconds(seconds: float) -> float:
+    if seconds != int(seconds):
+        raise ValueError("must be whole seconds, as KEDA and the HPA write them")
+    return seconds
+
+
+_Seconds = Annotated[Delay, AfterValidator(_whole_seconds)]
+_DelayRange = tuple[_Seconds, _Seconds]
+_Interval = Annotated[_Seconds, Field(ge=1)]
+_IntervalRange = tuple[_Interval, _Interval]
+"""pollingInterval: at least 1s (the space repairs 0 to 1s)."""
+_Period = Annotated[_Seconds, Field(ge=1, le=1800)]
+_PeriodRange = tuple[_Period, _Period]
+"""A policy's periodSeconds: 1s to 30m (the HPA's validation)."""
+_Window = Annotated[_Seconds, Field(le=3600)]
+_WindowRange = tuple[_Window, _Window]
+"""stabilizationWindowSeconds: at most 1h (the HPA's validation)."""
 
 
 class TuneSpec(_Model):
@@ -875,22 +896,22 @@ class TuneSpec(_Model):
     """The trigger's activationThreshold; default 0 to the current threshold."""
     min_replicas: _CountRange | None = None
     """minReplicaCount; default 0 (scale to zero) to one above the current value."""
-    max_replicas: _CountRange | None = None
+    max_replicas: _PositiveCountRange | None = None
     """maxReplicaCount; default 1 to twice the current value, at most twice what the pools
     hold (above what they hold, the recommendation raises the GPU pool's ``max_nodes``)."""
-    polling_interval: _DelayRange | None = None
+    polling_interval: _IntervalRange | None = None
     """pollingInterval; default 5s to 1m (or the current value if longer)."""
     cooldown: _DelayRange | None = None
     """cooldownPeriod (read when scaling to zero); default 30s to 10m."""
-    scale_down_stabilization: _DelayRange | None = None
+    scale_down_stabilization: _WindowRange | None = None
     """The HPA behavior's scaleDown.stabilizationWindowSeconds; default 0s to 30m."""
-    scale_up_pods: _CountRange | None = None
+    scale_up_pods: _PositiveCountRange | None = None
     """Pods one scale-up policy may add per period; default 1 to 8."""
-    scale_up_period: _DelayRange | None = None
+    scale_up_period: _PeriodRange | None = None
     """That policy's periodSeconds; default 15s to 5m."""
-    scale_down_pods: _CountRange | None = None
+    scale_down_pods: _PositiveCountRange | None = None
     """Pods one scale-down policy may remove per period; default 1 to 4."""
-    scale_down_period: _DelayRange | None = None
+    scale_down_period: _PeriodRange | None = None
     """That policy's periodSeconds; default 15s to 10m."""
     gpu_min_nodes: _CountRange | None = None
     """The GPU pool's min_nodes (warm nodes); default 0 to 2 (at most max_nodes)."""

@@ -175,9 +175,10 @@ def test_tune_ranges_load_in_order_or_are_refused_at_their_key(
     ranges: dict[str, tuple[int, int]],
 ) -> None:
     """A ``tune:`` section of ranges (seconds for delays) loads only when every range is
-    ``[low, high]`` with low at most high, a threshold above 0 and ``min_replicas``' low
-    at most ``max_replicas``' high; otherwise the one line names the line and key of a
-    range that breaks a rule."""
+    ``[low, high]`` with low at most high and at least what KEDA and the HPA admit (a
+    threshold above 0, a policy, a period, a polling interval and maxReplicaCount at
+    least 1), and ``min_replicas``' low at most ``max_replicas``' high; otherwise the one
+    line names the line and key of a range that breaks a rule."""
     names = list(ranges)
     text = "tune:\n" + "".join(
         f"  {name}: [{low}{'s' if 'period' in name or name in _DELAYS else ''}, "
@@ -186,7 +187,7 @@ def test_tune_ranges_load_in_order_or_are_refused_at_their_key(
     )
     lows = {name: low for name, (low, _) in ranges.items()}
     highs = {name: high for name, (_, high) in ranges.items()}
-    bad = {n for n, (low, high) in ranges.items() if low < 0 or low > high}
+    bad = {n for n, (low, high) in ranges.items() if low < _LEAST.get(n, 0) or low > high}
     bad |= {"threshold"} & {n for n in ranges if lows[n] <= 0}
     both = "min_replicas" in ranges and "max_replicas" in ranges
     if both and lows["min_replicas"] > highs["max_replicas"]:
@@ -205,22 +206,27 @@ def test_tune_ranges_load_in_order_or_are_refused_at_their_key(
 
 
 _DELAYS = {"cooldown", "scale_down_stabilization", "polling_interval"}
+_LEAST = dict.fromkeys(
+    ("max_replicas", "scale_up_pods", "scale_down_pods", "polling_interval", "scale_up_period"),
+    1,
+) | {"scale_down_period": 1}
+"""The lowest value each range admits (0 for the others): what the HPA and KEDA admit."""
 
 
 @pytest.mark.parametrize(
     ("body", "line"),
     [
-        ("max_replicas: [5, 2]", "gpuscale.yaml:2: tune.max_replicas: low 5 is above high 2 "
+        ("max_replicas: [5, 2]", "tune.max_replicas: low 5 is above high 2 "
          "(fix: write [2, 5])"),
-        ("threshold: [0, 10]", "gpuscale.yaml:2: tune.threshold[0]: must be greater than 0"),
-        ("keep: [treshold]", "gpuscale.yaml:2: tune.keep[0]: 'treshold' is not one of its "
+        ("threshold: [0, 10]", "tune.threshold[0]: must be greater than 0"),
+        ("keep: [treshold]", "tune.keep[0]: 'treshold' is not one of its "
          "values (fix: did you mean threshold?)"),
     ],
 )  # fmt: skip
 def test_tune_messages(body: str, line: str) -> None:
     with pytest.raises(ProfileError) as caught:
         load_profile_text(f"tune:\n  {body}\n", SOURCE)
-    assert caught.value.one_line().startswith(line)
+    assert caught.value.one_line().startswith(f"{SOURCE}:2: {line}")
 
 
 def test_unknown_keep_lists_the_names_once() -> None:
@@ -229,3 +235,19 @@ def test_unknown_keep_lists_the_names_once() -> None:
     line = caught.value.one_line()
     assert line.count("gpu_min_nodes") == 1, line
     assert len(line) < 400, line
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("scale_up_period: [1s, 31m]", "tune.scale_up_period[1]: must be 30m or shorter"),
+        ("scale_down_stabilization: [0s, 2h]",
+         "tune.scale_down_stabilization[1]: must be 1h or shorter"),
+        ("cooldown: [1.5s, 2s]", "tune.cooldown[0]: must be whole seconds"),
+        ("max_replicas: [0, 2]", "tune.max_replicas[0]: must be greater than or equal to 1"),
+    ],
+)  # fmt: skip
+def test_tune_bounds_are_what_kubernetes_admits(body: str, line: str) -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_profile_text(f"tune:\n  {body}\n", SOURCE)
+    assert caught.value.one_line().startswith(f"{SOURCE}:2: {line}")
