@@ -885,8 +885,9 @@ _WindowRange = tuple[_Window, _Window]
 
 
 class TuneSpec(_Model):
-    """The bounds ``gpuscale tune`` searches within (``docs/tune.md``). Each is
-    ``[low, high]``, both included; unset, it is derived from the ScaledObject and the
+    """The bounds ``gpuscale tune`` searches within (``docs/tune.md``), a top-level
+    section. Each is ``[low, high]``, both included, within what KEDA and the HPA admit
+    (durations in whole seconds); unset, it is derived from the ScaledObject and the
     profile as written there."""
 
     threshold: _ThresholdRange | None = None
@@ -895,26 +896,30 @@ class TuneSpec(_Model):
     activation_threshold: _NumberRange | None = None
     """The trigger's activationThreshold; default 0 to the current threshold."""
     min_replicas: _CountRange | None = None
-    """minReplicaCount; default 0 (scale to zero) to one above the current value."""
+    """minReplicaCount; default 0 (scale to zero) to one above the current value. Its low
+    at most ``max_replicas``' high."""
     max_replicas: _PositiveCountRange | None = None
-    """maxReplicaCount; default 1 to twice the current value, at most twice what the pools
-    hold (above what they hold, the recommendation raises the GPU pool's ``max_nodes``)."""
+    """maxReplicaCount, at least 1; default 1 to twice the current value, at most twice
+    what the pools hold (above what they hold, the recommendation raises the GPU pool's
+    ``max_nodes``)."""
     polling_interval: _IntervalRange | None = None
-    """pollingInterval; default 5s to 1m (or the current value if longer)."""
+    """pollingInterval, at least 1s; default 5s to 1m (or the current value if longer)."""
     cooldown: _DelayRange | None = None
     """cooldownPeriod (read when scaling to zero); default 30s to 10m."""
     scale_down_stabilization: _WindowRange | None = None
-    """The HPA behavior's scaleDown.stabilizationWindowSeconds; default 0s to 30m."""
+    """The HPA behavior's scaleDown.stabilizationWindowSeconds, at most 1h; default 0s to
+    30m."""
     scale_up_pods: _PositiveCountRange | None = None
-    """Pods one scale-up policy may add per period; default 1 to 8."""
+    """Pods one scale-up policy may add per period, at least 1; default 1 to 8."""
     scale_up_period: _PeriodRange | None = None
-    """That policy's periodSeconds; default 15s to 5m."""
+    """That policy's periodSeconds, 1s to 30m; default 15s to 5m."""
     scale_down_pods: _PositiveCountRange | None = None
-    """Pods one scale-down policy may remove per period; default 1 to 4."""
+    """Pods one scale-down policy may remove per period, at least 1; default 1 to 4."""
     scale_down_period: _PeriodRange | None = None
-    """That policy's periodSeconds; default 15s to 10m."""
+    """That policy's periodSeconds, 1s to 30m; default 15s to 10m."""
     gpu_min_nodes: _CountRange | None = None
-    """The GPU pool's min_nodes (warm nodes); default 0 to 2 (at most max_nodes)."""
+    """The GPU pool's min_nodes (warm nodes); default 0 to 2 (at most max_nodes). Its low
+    at most the pool's max_nodes (``gpuscale tune`` checks, knowing the pool)."""
     keep: tuple[Tunable, ...] = ()
     """Settings to keep as written rather than search: any of the names above, and
     ``idle_replicas`` (idleReplicaCount 0 or unset), ``select_policy`` (scaleDown's
