@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from gpuscale.errors import ManifestError, ProfileError
+from gpuscale.kube import format_duration
 from gpuscale.manifests import KeyPath, Location, format_path, nearest_location, parse_yaml
 from gpuscale.profile._model import Profile, _admits, _seconds
 
@@ -125,8 +126,15 @@ def _convert(
             f"{_shown(error.get('input'))}",
             "write e.g. workloads: {web: {startup_time: 2m, concurrency: 4}}",
         )
-    if kind in ("greater_than", "greater_than_equal") and _is_duration(path):
-        bound = "longer than 0s" if kind == "greater_than" else "0s or longer"
+    words = {
+        "greater_than": "longer than {}",
+        "greater_than_equal": "{} or longer",
+        "less_than": "shorter than {}",
+        "less_than_equal": "{} or shorter",
+    }
+    if kind in words and _is_duration(path):
+        limit = next(iter((error.get("ctx") or {"": 0}).values()))
+        bound = words[kind].format(format_duration(float(limit)))
         return (
             where,
             f"{name}: must be {bound}, got {_shown(error.get('input'))}",
@@ -138,7 +146,19 @@ def _convert(
             f"{name}: expected a duration such as 30s or 5m, got {_shown(error.get('input'))}",
             "write a duration such as 30s, 5m or 1h30m",
         )
+    if kind == "literal_error" and isinstance(error.get("input"), str):
+        allowed = [str(v) for v in _literal_values(path)]
+        if len(allowed) > 4:  # listed in both message and fix, they fill the screen
+            return where, *_not_one_of(name, error["input"], allowed)
     message = str(error["msg"])
+    if kind == "value_error":
+        # A model's cross-field check names the field it is about first
+        # ("max_replicas: low 5 ..."): report it at that key's line, under its path.
+        field, _, rest = message[len("Value error, ") :].partition(": ")
+        if rest and field in _fields_at(path):
+            path = (*path, field)
+            where, name = _locate(path, positions, start), format_path(path)
+            message = rest
     for pydantic_word, ours in (("a valid tuple", "a list"), ("a valid dictionary", "a mapping")):
         message = message.replace(pydantic_word, ours)
     if message.startswith("Input should be "):
@@ -159,6 +179,30 @@ def _convert(
     else:
         fix = _fix_for(kind, message, name)
     return where, f"{name or 'the profile'}: {message}{shown}", fix
+
+
+def _not_one_of(name: str, given: str, allowed: list[str]) -> tuple[str, str]:
+    """Message and fix for a word that is not one of a field's many values: a
+    did-you-mean when one is close, else the values, listed once."""
+    close = difflib.get_close_matches(given, allowed, n=1, cutoff=0.6)
+    message = f"{name}: {_brief(given)} is not one of its values"
+    if close:
+        return message, f"did you mean {close[0]}?"
+    return message, f"write one of {', '.join(allowed)}"
+
+
+def _literal_values(path: KeyPath) -> tuple[Any, ...]:
+    """The values the Literal field at ``path`` (a list item's too) admits."""
+    fields = [part for part in path if isinstance(part, str)]
+    parent = _model_at(tuple(path[: max(i for i, p in enumerate(path) if isinstance(p, str))]))
+    field = parent.model_fields.get(fields[-1]) if parent is not None and fields else None
+    return _literals_in(field.annotation) if field is not None else ()
+
+
+def _literals_in(annotation: Any) -> tuple[Any, ...]:
+    if typing.get_origin(annotation) is typing.Literal:
+        return typing.get_args(annotation)
+    return tuple(v for argument in typing.get_args(annotation) for v in _literals_in(argument))
 
 
 def _fix_for(kind: str, message: str, name: str) -> str:
@@ -220,7 +264,10 @@ def _value(body: Any, path: KeyPath) -> Any:
 
 
 def _is_duration(path: KeyPath) -> bool:
-    """Whether the field at ``path`` holds a duration (``Delay``/``Period``)."""
+    """Whether the field at ``path`` holds a duration (``Delay``/``Period``), or is a
+    range (``tune.cooldown[0]``) of them."""
+    while path and isinstance(path[-1], int) and path[0] == "tune":
+        path = path[:-1]
     if not path or not isinstance(path[-1], str):
         return False
     parent = _model_at(path[:-1])

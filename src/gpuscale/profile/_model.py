@@ -857,41 +857,69 @@ TUNABLE: tuple[str, ...] = typing.get_args(Tunable)
 """Every :data:`Tunable`, in the order the search proposes them."""
 
 _NumberRange = tuple[Annotated[float, Field(ge=0)], Annotated[float, Field(ge=0)]]
+_ThresholdRange = tuple[Annotated[float, Field(gt=0)], Annotated[float, Field(gt=0)]]
+"""KEDA's webhook refuses a threshold of 0 or less; above 0, the log scale holds."""
 _CountRange = tuple[Annotated[int, Field(ge=0, le=1000)], Annotated[int, Field(ge=0, le=1000)]]
-_DelayRange = tuple[Delay, Delay]
+_PositiveCount = Annotated[int, Field(ge=1, le=1000)]
+_PositiveCountRange = tuple[_PositiveCount, _PositiveCount]
+"""maxReplicaCount and a Pods policy's value: the HPA refuses 0."""
+
+
+def _whole_seconds(seconds: float) -> float:
+    if seconds != int(seconds):
+        raise ValueError("must be whole seconds, as KEDA and the HPA write them")
+    return seconds
+
+
+_Seconds = Annotated[Delay, AfterValidator(_whole_seconds)]
+_DelayRange = tuple[_Seconds, _Seconds]
+_Interval = Annotated[_Seconds, Field(ge=1)]
+_IntervalRange = tuple[_Interval, _Interval]
+"""pollingInterval: at least 1s (the space repairs 0 to 1s)."""
+_Period = Annotated[_Seconds, Field(ge=1, le=1800)]
+_PeriodRange = tuple[_Period, _Period]
+"""A policy's periodSeconds: 1s to 30m (the HPA's validation)."""
+_Window = Annotated[_Seconds, Field(le=3600)]
+_WindowRange = tuple[_Window, _Window]
+"""stabilizationWindowSeconds: at most 1h (the HPA's validation)."""
 
 
 class TuneSpec(_Model):
-    """The bounds ``gpuscale tune`` searches within (``docs/tune.md``). Each is
-    ``[low, high]``, both included; unset, it is derived from the ScaledObject and the
+    """The bounds ``gpuscale tune`` searches within (``docs/tune.md``), a top-level
+    section. Each is ``[low, high]``, both included, within what KEDA and the HPA admit
+    (durations in whole seconds); unset, it is derived from the ScaledObject and the
     profile as written there."""
 
-    threshold: _NumberRange | None = None
-    """The trigger's threshold; default a quarter to four times its current value (log
-    scale)."""
+    threshold: _ThresholdRange | None = None
+    """The trigger's threshold, both bounds above 0 (KEDA refuses a threshold of 0 or
+    less); default a quarter to four times its current value; searched on a log scale."""
     activation_threshold: _NumberRange | None = None
     """The trigger's activationThreshold; default 0 to the current threshold."""
     min_replicas: _CountRange | None = None
-    """minReplicaCount; default 0 (scale to zero) to one above the current value."""
-    max_replicas: _CountRange | None = None
-    """maxReplicaCount; default 1 to twice the current value, at most twice what the pools
-    hold (above what they hold, the recommendation raises the GPU pool's ``max_nodes``)."""
-    polling_interval: _DelayRange | None = None
-    """pollingInterval; default 5s to 1m (or the current value if longer)."""
+    """minReplicaCount; default 0 (scale to zero) to one above the current value. Its low
+    at most ``max_replicas``' high."""
+    max_replicas: _PositiveCountRange | None = None
+    """maxReplicaCount, at least 1; default 1 to twice the current value, at most twice
+    what the pools hold (above what they hold, the recommendation raises the GPU pool's
+    ``max_nodes``)."""
+    polling_interval: _IntervalRange | None = None
+    """pollingInterval, at least 1s; default 5s to 1m (or the current value if longer)."""
     cooldown: _DelayRange | None = None
     """cooldownPeriod (read when scaling to zero); default 30s to 10m."""
-    scale_down_stabilization: _DelayRange | None = None
-    """The HPA behavior's scaleDown.stabilizationWindowSeconds; default 0s to 30m."""
-    scale_up_pods: _CountRange | None = None
-    """Pods one scale-up policy may add per period; default 1 to 8."""
-    scale_up_period: _DelayRange | None = None
-    """That policy's periodSeconds; default 15s to 5m."""
-    scale_down_pods: _CountRange | None = None
-    """Pods one scale-down policy may remove per period; default 1 to 4."""
-    scale_down_period: _DelayRange | None = None
-    """That policy's periodSeconds; default 15s to 10m."""
+    scale_down_stabilization: _WindowRange | None = None
+    """The HPA behavior's scaleDown.stabilizationWindowSeconds, at most 1h; default 0s to
+    30m."""
+    scale_up_pods: _PositiveCountRange | None = None
+    """Pods one scale-up policy may add per period, at least 1; default 1 to 8."""
+    scale_up_period: _PeriodRange | None = None
+    """That policy's periodSeconds, 1s to 30m; default 15s to 5m."""
+    scale_down_pods: _PositiveCountRange | None = None
+    """Pods one scale-down policy may remove per period, at least 1; default 1 to 4."""
+    scale_down_period: _PeriodRange | None = None
+    """That policy's periodSeconds, 1s to 30m; default 15s to 10m."""
     gpu_min_nodes: _CountRange | None = None
-    """The GPU pool's min_nodes (warm nodes); default 0 to 2 (at most max_nodes)."""
+    """The GPU pool's min_nodes (warm nodes); default 0 to 2 (at most max_nodes). Its low
+    at most the pool's max_nodes (``gpuscale tune`` checks, knowing the pool)."""
     keep: tuple[Tunable, ...] = ()
     """Settings to keep as written rather than search: any of the names above, and
     ``idle_replicas`` (idleReplicaCount 0 or unset), ``select_policy`` (scaleDown's
@@ -902,8 +930,16 @@ class TuneSpec(_Model):
         for name in type(self).model_fields:
             value = getattr(self, name)
             if name != "keep" and value is not None and value[0] > value[1]:
+                a, b = (f"{v:g}" for v in value)
+                raise ValueError(f"{name}: low {a} is above high {b} — write [{b}, {a}]")
+        if self.min_replicas is not None and self.max_replicas is not None:
+            low, high = self.min_replicas[0], self.max_replicas[1]
+            if low > high:
                 raise ValueError(
-                    f"{name}: low {value[0]:g} is above high {value[1]:g} — write [low, high]"
+                    f"min_replicas: low {low} is above tune.max_replicas high {high}, so no "
+                    "maxReplicaCount of the search is at least its minReplicaCount — "
+                    f"lower tune.min_replicas' low to at most {high}, or raise "
+                    f"tune.max_replicas' high to at least {low}"
                 )
         return self
 

@@ -241,6 +241,11 @@ class Space:
         values["threshold"] = float(format_number(values["threshold"]))
         values["activation_threshold"] = float(format_number(values["activation_threshold"]))
         values["max_replicas"] = max(values["max_replicas"], values["min_replicas"], 1)
+        if "max_replicas" in point:
+            # Raised to minReplicaCount, it stays within its own bounds: minReplicaCount
+            # is lowered instead (derive_space made sure the bounds overlap).
+            values["max_replicas"] = min(values["max_replicas"], self._max_replicas_range()[1])
+            values["min_replicas"] = min(values["min_replicas"], values["max_replicas"])
         if values["idle_replicas"] is not None and values["min_replicas"] < 1:
             values["idle_replicas"] = None
         values["polling_interval"] = max(1, values["polling_interval"])
@@ -275,6 +280,23 @@ class Space:
     def describe(self) -> list[str]:
         """One line per searched setting."""
         return [p.describe() for p in self.params]
+
+    def outside(self, tune: TuneSpec) -> list[str]:
+        """One warning per bound written in ``tune`` that leaves out the user's current
+        value: their configuration is not a point of the search (it is still measured
+        as "your config")."""
+        out = []
+        for param in self.params:
+            given = getattr(tune, param.name, None)
+            value = getattr(self.current, param.name)
+            if param.kind == "choice" or given is None or param.low <= value <= param.high:
+                continue
+            out.append(
+                f"tune.{param.name} [{format_number(given[0])}, {format_number(given[1])}] "
+                f"leaves out the current value {format_number(value)}: the search will not "
+                "try it (widen the range to include it)"
+            )
+        return out
 
 
 def _scaled_object(manifests: ManifestSet, target: str) -> Manifest:
@@ -387,6 +409,7 @@ def derive_space(
         derived.append(Param("metric_type", "choice", choices=("AverageValue", "Value")))
     if gpu is not None:
         add("gpu_min_nodes", (0, min(2, gpu.highest)), "int")
+    _check_overlap(derived, current, profile, gpu)
     space = Space(
         params=tuple(derived),
         current=current,
@@ -399,6 +422,48 @@ def derive_space(
         pods_per_node=per_node,
     )
     return space, so
+
+
+def _bounds(params: Sequence[Param], name: str, current: float) -> tuple[float, float]:
+    """The lowest and highest value of ``name`` in the space (its current one when it is
+    not searched)."""
+    param = next((p for p in params if p.name == name), None)
+    if param is None:
+        return current, current
+    if param.kind == "choice":
+        return param.choices[0], param.choices[0]
+    return param.low, param.high
+
+
+def _check_overlap(
+    params: Sequence[Param], current: Settings, profile: Profile, gpu: NodePool | None
+) -> None:
+    """Refuse bounds no repair can meet: the lowest minReplicaCount above the highest
+    maxReplicaCount (when one of them is derived or kept; both written, the profile
+    refuses it), and the GPU pool's warm nodes above its ``max_nodes``."""
+    low = _bounds(params, "min_replicas", current.min_replicas)[0]
+    high = _bounds(params, "max_replicas", current.max_replicas)[1]
+    if low > high:
+        written = "min_replicas" if profile.tune.min_replicas is not None else "max_replicas"
+        where = profile.line_of(("tune", written))
+        raise InputError(
+            f"tune.min_replicas: the lowest minReplicaCount of the search, {low:g}, is above "
+            f"the highest maxReplicaCount, {high:g}",
+            where=str(where) if where is not None else profile.source,
+            fix=f"write tune.min_replicas with a low of at most {high:g}, or tune.max_replicas "
+            f"with a high of at least {low:g}",
+        )
+    if gpu is None or profile.tune.gpu_min_nodes is None:
+        return
+    low = profile.tune.gpu_min_nodes[0]
+    if "gpu_min_nodes" not in profile.tune.keep and low > gpu.highest:
+        where = profile.line_of(("tune", "gpu_min_nodes"))
+        raise InputError(
+            f"tune.gpu_min_nodes: low {low} is above the {gpu.name} pool's max_nodes {gpu.highest}",
+            where=str(where) if where is not None else profile.source,
+            fix=f"write tune.gpu_min_nodes with a low of at most {gpu.highest}, or raise "
+            f"node_pools' {gpu.name} max_nodes",
+        )
 
 
 def _policy_edits(

@@ -483,6 +483,58 @@ _PROFILES: list[tuple[str, str, int, str, bool]] = [
         "catalogue[0].gpu_vendor",
         True,
     ),
+    # tune (a top-level section): each range at its own key
+    (
+        "tune-under-workload",
+        "workloads:\n  web:\n    tune: {max_replicas: [1, 4]}\n",
+        3,
+        "unknown key 'tune' in workloads.web",
+        True,
+    ),
+    (
+        "tune-low-above-high",
+        "tune:\n  max_replicas: [5, 2]\n",
+        2,
+        "tune.max_replicas: low 5 is above high 2 (fix: write [2, 5])",
+        True,
+    ),
+    (
+        "tune-min-above-max",
+        "tune:\n  min_replicas: [3, 4]\n  max_replicas: [1, 2]\n",
+        2,
+        "tune.min_replicas: low 3 is above tune.max_replicas high 2",
+        True,
+    ),
+    (
+        "tune-threshold-zero",
+        "tune:\n  threshold: [0, 10]\n",
+        2,
+        "tune.threshold[0]: must be greater than 0",
+        True,
+    ),
+    ("tune-max-replicas-zero", "tune:\n  max_replicas: [0, 4]\n", 2, "tune.max_replicas[0]", True),
+    (
+        "tune-period-over-30m",
+        "tune:\n  scale_up_period: [15s, 1h]\n",
+        2,
+        "tune.scale_up_period[1]: must be 30m or shorter",
+        True,
+    ),
+    (
+        "tune-fractional-seconds",
+        "tune:\n  cooldown: [30s, 90.5s]\n",
+        2,
+        "tune.cooldown[1]: must be whole seconds",
+        True,
+    ),
+    (
+        "tune-keep-unknown",
+        "tune:\n  keep: [bogus]\n",
+        2,
+        "tune.keep[0]: 'bogus' is not one of its values",
+        True,
+    ),
+    ("tune-keep-misspelt", "tune:\n  keep: [treshold]\n", 2, "did you mean threshold?", True),
     # DigitalOcean needs a pool that starts with a node (profile check only, see above)
     (
         "pools-all-from-zero",

@@ -72,6 +72,18 @@ CASES = [
         {**_FILES, "sys/resources.yaml": RESOURCES.split("---\napiVersion: keda.sh")[0]},
         ("no ScaledObject scales go-from-configmap",),
     ),
+    Bad(
+        "tune-min-replicas-above-derived-max",
+        (*_RUN, "--slo", "late<=1%"),
+        _with(PROFILE + "tune:\n  min_replicas: [20, 20]\n"),
+        ("gpuscale.yaml:34:", "tune.min_replicas", "highest maxReplicaCount, 16"),
+    ),
+    Bad(
+        "tune-gpu-min-nodes-above-pool",
+        (*_RUN, "--slo", "late<=1%"),
+        _with(PROFILE + "tune:\n  gpu_min_nodes: [9, 10]\n"),
+        ("gpuscale.yaml:34:", "tune.gpu_min_nodes: low 9 is above the gpu pool's max_nodes 8"),
+    ),
 ]
 
 CASES += [

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from gpuscale.errors import GpuscaleError, ProfileError
-from gpuscale.profile import Profile, load_profile_text
+from gpuscale.profile import Profile, TuneSpec, load_profile_text
 
 SOURCE = "gpuscale.yaml"
 BUDGET = settings(
@@ -157,3 +157,97 @@ _TREES = st.recursive(
 def test_whole_profiles_of_nested_values(document: dict[str, Any]) -> None:
     text = "".join(f"{key}: {_flow(value)}\n" for key, value in document.items())
     _load(text)
+
+
+_RANGES = [name for name in TuneSpec.model_fields if name != "keep"]
+
+
+@BUDGET
+@given(
+    st.dictionaries(
+        st.sampled_from(_RANGES),
+        st.tuples(st.integers(-2, 12), st.integers(-2, 12)),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_tune_ranges_load_in_order_or_are_refused_at_their_key(
+    ranges: dict[str, tuple[int, int]],
+) -> None:
+    """A ``tune:`` section of ranges (seconds for delays) loads only when every range is
+    ``[low, high]`` with low at most high and at least what KEDA and the HPA admit (a
+    threshold above 0, a policy, a period, a polling interval and maxReplicaCount at
+    least 1), and ``min_replicas``' low at most ``max_replicas``' high; otherwise the one
+    line names the line and key of a range that breaks a rule."""
+    names = list(ranges)
+    text = "tune:\n" + "".join(
+        f"  {name}: [{low}{'s' if 'period' in name or name in _DELAYS else ''}, "
+        f"{high}{'s' if 'period' in name or name in _DELAYS else ''}]\n"
+        for name, (low, high) in ranges.items()
+    )
+    lows = {name: low for name, (low, _) in ranges.items()}
+    highs = {name: high for name, (_, high) in ranges.items()}
+    bad = {n for n, (low, high) in ranges.items() if low < _LEAST.get(n, 0) or low > high}
+    bad |= {"threshold"} & {n for n in ranges if lows[n] <= 0}
+    both = "min_replicas" in ranges and "max_replicas" in ranges
+    if both and lows["min_replicas"] > highs["max_replicas"]:
+        bad.add("min_replicas")
+    if bad:
+        with pytest.raises(ProfileError) as caught:
+            load_profile_text(text, SOURCE)
+        line = caught.value.one_line()
+        assert "\n" not in line
+        assert "(fix: " in line
+        assert any(f"{SOURCE}:{names.index(n) + 2}: tune.{n}" in line for n in bad), line
+        return
+    profile = load_profile_text(text, SOURCE)
+    for name, (low, high) in ranges.items():
+        assert getattr(profile.tune, name) == (low, high)
+
+
+_DELAYS = {"cooldown", "scale_down_stabilization", "polling_interval"}
+_LEAST = dict.fromkeys(
+    ("max_replicas", "scale_up_pods", "scale_down_pods", "polling_interval", "scale_up_period"),
+    1,
+) | {"scale_down_period": 1}
+"""The lowest value each range admits (0 for the others): what the HPA and KEDA admit."""
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("max_replicas: [5, 2]", "tune.max_replicas: low 5 is above high 2 "
+         "(fix: write [2, 5])"),
+        ("threshold: [0, 10]", "tune.threshold[0]: must be greater than 0"),
+        ("keep: [treshold]", "tune.keep[0]: 'treshold' is not one of its "
+         "values (fix: did you mean threshold?)"),
+    ],
+)  # fmt: skip
+def test_tune_messages(body: str, line: str) -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_profile_text(f"tune:\n  {body}\n", SOURCE)
+    assert caught.value.one_line().startswith(f"{SOURCE}:2: {line}")
+
+
+def test_unknown_keep_lists_the_names_once() -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_profile_text("tune:\n  keep: [bogus]\n", SOURCE)
+    line = caught.value.one_line()
+    assert line.count("gpu_min_nodes") == 1, line
+    assert len(line) < 400, line
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("scale_up_period: [1s, 31m]", "tune.scale_up_period[1]: must be 30m or shorter"),
+        ("scale_down_stabilization: [0s, 2h]",
+         "tune.scale_down_stabilization[1]: must be 1h or shorter"),
+        ("cooldown: [1.5s, 2s]", "tune.cooldown[0]: must be whole seconds"),
+        ("max_replicas: [0, 2]", "tune.max_replicas[0]: must be greater than or equal to 1"),
+    ],
+)  # fmt: skip
+def test_tune_bounds_are_what_kubernetes_admits(body: str, line: str) -> None:
+    with pytest.raises(ProfileError) as caught:
+        load_profile_text(f"tune:\n  {body}\n", SOURCE)
+    assert caught.value.one_line().startswith(f"{SOURCE}:2: {line}")

@@ -6,9 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpuscale.errors import GpuscaleError
 from gpuscale.manifests import load_text, validate
 from gpuscale.manifests._model import ManifestSet
 from gpuscale.profile import load_profile_text
@@ -174,3 +176,76 @@ def test_a_configuration_maps_into_the_space_only_exactly() -> None:
     assert space.point(replace(space.current, threshold=6.00001)) is None
     narrowed, _, _, _ = _space(PROFILE + "tune:\n  threshold: [7, 9]\n")
     assert narrowed.point(narrowed.current) is None  # the user's 6 is outside [7, 9]
+
+
+_WRITTEN = st.fixed_dictionaries(
+    {},
+    optional={
+        "min_replicas": st.tuples(st.integers(0, 6), st.integers(0, 6)).map(sorted),
+        "max_replicas": st.tuples(st.integers(1, 8), st.integers(1, 8)).map(sorted),
+        "gpu_min_nodes": st.tuples(st.integers(0, 12), st.integers(7, 12)).map(sorted),
+        "threshold": st.tuples(st.floats(0.01, 50), st.floats(0.01, 50)).map(sorted),
+        "scale_up_pods": st.tuples(st.integers(1, 9), st.integers(1, 9)).map(sorted),
+        "polling_interval": st.tuples(st.integers(1, 90), st.integers(1, 90)).map(sorted),
+    },
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_WRITTEN, st.data())
+def test_every_configuration_stays_inside_the_written_bounds(
+    written: dict[str, list[float]], data: st.DataObject
+) -> None:
+    """Whatever bounds ``tune:`` writes, the space either refuses them in one line (the
+    lowest minReplicaCount above the highest maxReplicaCount, warm nodes above the GPU
+    pool's 8) or every configuration it yields, repairs made, lies inside each of them."""
+    ranges = "".join(f"  {k}: [{v[0]}, {v[1]}]\n" for k, v in written.items())
+    text = PROFILE + "tune:\n" + (ranges or "  keep: []\n")
+    max_high = written.get("max_replicas", [0, 16])[1]  # derived: 1 to twice the current 8
+    min_low = written.get("min_replicas", [0])[0]
+    contradictory = min_low > max_high or written.get("gpu_min_nodes", [0])[0] > 8
+    if contradictory:
+        with pytest.raises(GpuscaleError) as caught:
+            _space(text)
+        line = caught.value.one_line()
+        assert "gpuscale.yaml:" in line
+        assert "(fix: " in line
+        return
+    space, _, _, _ = _space(text)
+    threshold = next(p for p in space.params if p.name == "threshold")
+    assert threshold.log or threshold.kind == "choice"  # kept above 0: the log scale holds
+    chosen = space.sample(_Fixed(data))
+    for name, (low, high) in written.items():
+        value = getattr(chosen, name)
+        # (a threshold is written with 4 significant digits, as KEDA reads it)
+        assert low * (1 - 1e-3) <= value <= high * (1 + 1e-3), (name, value, low, high)
+
+
+def test_bounds_no_repair_can_meet_are_refused_at_their_key() -> None:
+    refused = {
+        "  min_replicas: [20, 20]\n": "the lowest minReplicaCount of the search, 20, is above "
+        "the highest maxReplicaCount, 16",
+        "  gpu_min_nodes: [9, 10]\n": "tune.gpu_min_nodes: low 9 is above the gpu pool's "
+        "max_nodes 8",
+    }
+    for written, message in refused.items():
+        with pytest.raises(GpuscaleError) as caught:
+            _space(PROFILE + "tune:\n" + written)
+        line = caught.value.one_line()
+        assert f"gpuscale.yaml:{PROFILE.count(chr(10)) + 2}: " in line, line
+        assert message in line, line
+
+
+def test_a_max_replica_count_raised_to_the_min_stays_in_its_bounds() -> None:
+    space, _, _, _ = _space(PROFILE + "tune:\n  min_replicas: [3, 4]\n  max_replicas: [1, 3]\n")
+    chosen = space.settings({"min_replicas": 4, "max_replicas": 1})
+    assert (chosen.min_replicas, chosen.max_replicas) == (3, 3)
+
+
+def test_a_written_range_that_leaves_out_the_current_value_is_named() -> None:
+    text = PROFILE + "tune:\n  max_replicas: [1, 2]\n  threshold: [3, 9]\n"
+    space, _, _, profile = _space(text)
+    assert space.outside(profile.tune) == [
+        "tune.max_replicas [1, 2] leaves out the current value 8: the search will not try it "
+        "(widen the range to include it)"
+    ]
