@@ -320,6 +320,8 @@ def execute(
         sys.stderr.write(f"gpuscale: warning: {warning}\n")
     sim_workload = ready.inputs.spec.workload(name)
     space, so = derive_space(ready.loaded, ready.profile, sim_workload)
+    for warning in space.outside(ready.profile.tune):
+        sys.stderr.write(f"gpuscale: warning: {warning}\n")
     train, test = parts(
         ready,
         holdout=share,

@@ -72,6 +72,18 @@ def test_the_text_output_names_the_files_written(
     assert sorted(line.removeprefix("gpuscale: wrote ").split(", ")) == written
 
 
+def test_a_range_that_leaves_out_your_value_is_warned(
+    system: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, trace = system
+    profile = folder / "gpuscale.yaml"
+    profile.write_text(profile.read_text() + "tune:\n  max_replicas: [1, 2]\n")
+    args = ["tune", str(folder), "--trace", str(trace), "--slo", "late<=1%", "--trials", "4"]
+    assert main([*args, "--front-trials", "0", "-o", "json"]) == 0
+    err = capsys.readouterr().err
+    assert "gpuscale: warning: tune.max_replicas [1, 2] leaves out the current value 8" in err
+
+
 def test_jobs_run_in_processes_and_a_batch_size_is_deterministic(
     system: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
