@@ -65,7 +65,13 @@ def _positive(value: int, option: str) -> None:
 def _holdout_share(text: str | None) -> float | None:
     if text is None:
         return None
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%\s*", text)
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(%?)\s*", text)
+    if match and not match.group(2):
+        raise InputError(
+            f"a share is written with its % sign, got {text!r}",
+            where="--holdout",
+            fix=f"--holdout {match.group(1)}%",
+        )
     share = float(match.group(1)) / 100 if match else math.nan
     if not 0 < share < 1:
         raise InputError(

@@ -37,6 +37,12 @@ CASES = [
         ("--holdout",),
     ),
     Bad(
+        "tune-holdout-without-percent",
+        (*_RUN, "--slo", "late<=1%", "--holdout", "30"),
+        _FILES,
+        ("--holdout", "% sign", "--holdout 30%"),
+    ),
+    Bad(
         "tune-holdout-and-validate-trace",
         (*_RUN, "--slo", "late<=1%", "--holdout", "30%", "--validate-trace", "{d}/t.csv"),
         _FILES,
