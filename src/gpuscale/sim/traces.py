@@ -54,6 +54,7 @@ _AZURE_HEADER = ("TIMESTAMP", "ContextTokens", "GeneratedTokens")
 _PROMPT_COLUMNS = ("prompt_tokens", "input_tokens", "contexttokens", "input_length")
 _OUTPUT_COLUMNS = ("output_tokens", "generated_tokens", "generatedtokens", "output_length")
 _FIX_FORMAT = "use the Azure LLM CSV, Mooncake JSONL or a CSV with a timestamp column"
+_FORMAT_NAMES = {"azure": "an Azure LLM CSV", "mooncake": "Mooncake JSONL", "csv": "a CSV"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -431,20 +432,32 @@ def parse_trace(text: str, *, source: str = "<trace>", fmt: TraceFormat = "auto"
     first = next((line for line in lines if line.strip()), None)
     if first is None:
         raise _error("the trace has no requests", source)
-    if fmt == "auto":
-        if first.lstrip().startswith("{"):
-            fmt = "mooncake"
-        elif tuple(h.strip() for h in first.split(",")) == _AZURE_HEADER:
-            fmt = "azure"
-        else:
-            fmt = "csv"
-    if fmt == "mooncake":
-        trace = _parse_mooncake(lines, source)
+    if first.lstrip().startswith("{"):
+        looks: TraceFormat = "mooncake"
+    elif tuple(h.strip() for h in first.split(",")) == _AZURE_HEADER:
+        looks = "azure"
     else:
-        start = lines.index(first)
-        body = lines[start:]
-        parse = _parse_azure if fmt == "azure" else _parse_csv
-        trace = parse(body, source, start + 1)
+        looks = "csv"
+    if fmt == "auto":
+        fmt = looks
+    try:
+        if fmt == "mooncake":
+            trace = _parse_mooncake(lines, source)
+        else:
+            start = lines.index(first)
+            body = lines[start:]
+            parse = _parse_azure if fmt == "azure" else _parse_csv
+            trace = parse(body, source, start + 1)
+    except InputError as exc:
+        if looks == fmt:
+            raise
+        # The format named by hand is not the one the file looks like: say so beside the
+        # parser's complaint about a line of the other format, and give the right flag.
+        raise _error(
+            f"{exc.message}: the file looks like {_FORMAT_NAMES[looks]}, not {_FORMAT_NAMES[fmt]}",
+            exc.where or source,
+            fix=f"leave --trace-format out (auto), or give --trace-format {looks}",
+        ) from exc
     if len(trace) == 0:
         raise _error("the trace has no requests", source)
     return dataclasses.replace(trace, format=fmt)

@@ -272,13 +272,19 @@ TRACE_CASES = [
     ),
     _trace("format-unknown", "t.csv", _GOOD_TRACE, "--trace-format", extra=("--trace-format", "x")),
     _trace(
-        "format-azure-on-csv", "t.csv", _GOOD_TRACE, "t.csv:2", extra=("--trace-format", "azure")
+        "format-azure-on-csv",
+        "t.csv",
+        _GOOD_TRACE,
+        "t.csv:2",
+        "give --trace-format csv",
+        extra=("--trace-format", "azure"),
     ),
     _trace(
         "format-mooncake-on-csv",
         "t.csv",
         _GOOD_TRACE,
         "t.csv:1",
+        "give --trace-format csv",
         extra=("--trace-format", "mooncake"),
     ),
 ]
