@@ -28,6 +28,7 @@ from __future__ import annotations
 import array
 import bisect
 import heapq
+import itertools
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -443,61 +444,58 @@ class Router(ArrivalWindows):
         """Serve ``server``'s requests (``rows`` of the columns, in arrival order) one by
         one (the model itself). They reach it when sent, or all ``at`` that time when they
         waited at the Service for a replica."""
-        timeout = self.capacity.timeout_s
         exceptions = self.exceptions
-        free, gone = server.free, server.gone_at
+        free = server.free
         busy = server.busy.append
         track = self._track_busy
         replace = heapq.heapreplace
+        timed_out = TIMED_OUT
         served: list[int] = []
-        answered: list[float] = []
-        came: list[float] = []
         began: list[float] = []
         ended: list[float] = []
-        taken: list[int] = []
-        put: list[float] = []
         sent = arrivals[rows].tolist()
+        put = [math.nan] * len(sent)  # what each took a slot until
+        due = (arrivals[rows] + self.capacity.timeout_s).tolist()
+        ids = (rows + first).tolist()
         reach = sent if at is None else [at] * len(sent)
-        for row, arrival, there, work in zip(
-            rows.tolist(), sent, reach, service[rows].tolist(), strict=True
-        ):
-            if there >= gone:
-                exceptions[first + row] = DROPPED
-                continue
+        # arrival order: those reaching it once it is gone are the last ones, all dropped
+        cut = bisect.bisect_left(reach, server.gone_at)
+        rest = zip(range(cut), ids, reach, due, service[rows].tolist(), strict=False)
+        for k, index, there, deadline, work in rest:
             earliest = free[0]
+            if earliest >= deadline:  # with the next ones due by then (no slot taken)
+                stop = bisect.bisect_right(due, earliest, k, cut)
+                exceptions.update(dict.fromkeys(ids[k:stop], timed_out))
+                next(itertools.islice(rest, stop - k - 1, stop - k - 1), None)
+                continue
             start = there if there > earliest else earliest
-            deadline = arrival + timeout
             if start >= deadline:
-                exceptions[first + row] = TIMED_OUT
+                exceptions[index] = timed_out
                 continue
             end = start + work
-            taken.append(row)
             if end > deadline:
                 replace(free, deadline)
-                put.append(deadline)
+                put[k] = deadline
                 if track:
-                    busy((deadline, start, arrival, -1))
-                exceptions[first + row] = TIMED_OUT
+                    busy((deadline, start, sent[k], -1))
+                exceptions[index] = timed_out
                 continue
             replace(free, end)
-            put.append(end)
+            put[k] = end
             if track:
-                busy((end, start, arrival, first + row))
-            served.append(row)
-            answered.append(end - arrival)
-            came.append(arrival)
+                busy((end, start, sent[k], index))
+            served.append(k)
             began.append(start)
             ended.append(end)
-        latencies[served] = answered
-        inserted[taken] = put
+        exceptions.update(dict.fromkeys(ids[cut:], DROPPED))
+        served_rows = rows[served]
+        came, ends = arrivals[served_rows], np.array(ended)
+        latencies[served_rows] = answered = ends - came
+        inserted[rows] = put
         if served:
-            order = np.argsort(ended, kind="stable")
+            order = np.argsort(ends, kind="stable")
             server.add(
-                np.array(came),
-                np.array(began),
-                np.array(ended)[order],
-                (np.array(served) + first)[order],
-                np.array(answered)[order],
+                came, np.array(began), ends[order], (served_rows + first)[order], answered[order]
             )
 
     def _offer_waiting(self, now: float) -> None:
