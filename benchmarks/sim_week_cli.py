@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks"), str(ROOT)]
@@ -63,7 +64,7 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _command(world: Path) -> dict[str, object]:
+def _command(world: Path) -> dict[str, Any]:
     argv = [
         sys.executable, "-m", "gpuscale", "simulate", str(world), "--trace", TRACE,
         "--workload", "llm-0", "--until", "7d", "--seed", "1", "--max-work", "2e7", "-o", "json",
@@ -78,21 +79,20 @@ def _command(world: Path) -> dict[str, object]:
     return {"wall": wall, "cpu": cpu, "summary": summary, "progress": progress}
 
 
-def _in_process() -> dict[str, float]:
+def _in_process() -> dict[str, Any]:
     cpu0 = _children_cpu()
     done = subprocess.run(
         [sys.executable, "-c", _IN_PROCESS, str(ROOT)],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )  # fmt: skip
-    got: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     got["process_cpu"] = _children_cpu() - cpu0
     return got
 
 
-def _served(summary: dict[str, object]) -> int:
-    """The requests served in the command's JSON summary (its one workload)."""
-    requests = summary["summary"]["requests"]  # type: ignore[index]
-    return sum(int(row["served"]) for row in requests)  # type: ignore[union-attr]
+def _served(document: dict[str, Any]) -> int:
+    """The requests served in the command's JSON output (its one workload)."""
+    return sum(int(row["served"]) for row in document["summary"]["requests"])
 
 
 def main() -> None:
@@ -100,7 +100,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     options = parser.parse_args()
     load_start = os.getloadavg()
-    commands, inside = [], []
+    commands: list[dict[str, Any]] = []
+    inside: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gpuscale-week-cli-") as tmp:
         world = Path(tmp)
         _write_world(world)
@@ -109,10 +110,10 @@ def main() -> None:
             inside.append(_in_process())
     load_end = os.getloadavg()
 
-    def med(runs: list, key: str) -> float:  # type: ignore[type-arg]
+    def med(runs: list[dict[str, Any]], key: str) -> float:
         return statistics.median(float(r[key]) for r in runs)
 
-    served_cli = _served(commands[0]["summary"])  # type: ignore[arg-type]
+    served_cli = _served(commands[0]["summary"])
     print(
         f"`.venv/bin/python benchmarks/sim_week_cli.py --repeats {options.repeats}` — load "
         f"average {load_start[0]:.2f} at the start, {load_end[0]:.2f} at the end; medians of "
@@ -131,8 +132,7 @@ def main() -> None:
     served_in = int(inside[0]["served"])
     print(f"requests served: command {served_cli:,} and in process {served_in:,} — "
           f"{'the same' if served_cli == served_in else 'DIFFERENT'}")  # fmt: skip
-    progress = commands[0]["progress"]
-    assert isinstance(progress, list)
+    progress: list[str] = commands[0]["progress"]
     print(f"progress lines on stderr (not a terminal: a line every 10 s): {len(progress)}")
     for line in progress:
         print(f"    {line}")
